@@ -1,0 +1,101 @@
+"""Sphinx directives that render the plugin system's own tables.
+
+``.. sglang-constants::`` lists every entry-point group, environment
+variable and API version from :mod:`sglang.sdk.constants`;
+``.. sglang-operations:: TABLE`` renders one operation-status table
+(``DEVICE_OPERATIONS``, ``SRT_OPERATIONS`` or ``DIFFUSION_OPERATIONS``).
+The docs thus show the values the code uses, not copies of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Mapping
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.application import Sphinx
+
+import sglang.sdk as sdk
+from sglang.sdk import constants
+from sglang.sdk.contract import Operation
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> nodes.table:
+    table = nodes.table()
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for _ in headers:
+        group += nodes.colspec(colwidth=1)
+    head = nodes.thead()
+    group += head
+    body = nodes.tbody()
+    group += body
+    for target, cells in ((head, [headers]), (body, rows)):
+        for cells_row in cells:
+            row = nodes.row()
+            for cell in cells_row:
+                entry = nodes.entry()
+                entry += nodes.paragraph(text=cell)
+                row += entry
+            target += row
+    return table
+
+
+def _constant_docs() -> dict[str, str]:
+    """Map each constant's name to the docstring written below it."""
+    tree = ast.parse(inspect.getsource(constants))
+    docs: dict[str, str] = {}
+    body = tree.body
+    for node, following in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign | ast.Assign)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
+            if isinstance(target, ast.Name):
+                docs[target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+class ConstantsDirective(Directive):
+    """Render every public constant of :mod:`sglang.sdk.constants`."""
+
+    def run(self) -> list[nodes.Node]:
+        docs = _constant_docs()
+        rows = [
+            [name, repr(getattr(constants, name)), docs.get(name, "")]
+            for name in constants.__all__
+            if name in docs and not name[0].islower()
+        ]
+        return [_table(["constant", "value", "meaning"], rows)]
+
+
+class OperationsDirective(Directive):
+    """Render one operation table, named by its attribute in :mod:`sglang.sdk`."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        table: Mapping[str, Operation] = getattr(sdk, self.arguments[0])
+        rows = [
+            [
+                f"{op.name}()" if op.name != "dispatch_key" else op.name,
+                op.status.value,
+                op.default,
+                op.area,
+                op.summary,
+            ]
+            for op in table.values()
+        ]
+        return [_table(["operation", "status", "default", "area", "meaning"], rows)]
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    """Register the directives."""
+    app.add_directive("sglang-constants", ConstantsDirective)
+    app.add_directive("sglang-operations", OperationsDirective)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

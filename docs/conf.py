@@ -1,0 +1,34 @@
+"""Sphinx configuration for the sglang plugin-system docs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+from sglang import __version__  # noqa: E402
+
+project = "sglang plugin system"
+author = "SGLang plugin-system maintainers"
+release = __version__
+version = __version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",
+    "sglang_docs",
+]
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_default_options = {"members": True, "show-inheritance": True}
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+nitpicky = False
+exclude_patterns = ["_build"]
+html_theme = "alabaster"
+html_static_path: list[str] = []

@@ -1,0 +1,1 @@
+"""The ``sglang`` command line and its serve-backend API."""

@@ -1,0 +1,1 @@
+"""SGLang Diffusion (``multimodal_gen``): documented import paths."""

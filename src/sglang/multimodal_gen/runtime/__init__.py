@@ -1,0 +1,1 @@
+"""The SGLang Diffusion runtime: platforms, plugins and workers."""

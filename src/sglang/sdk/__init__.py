@@ -1,0 +1,105 @@
+"""``sglang.sdk``: the contract plugins are written and type-checked against.
+
+Everything a vendor needs to *declare* a plugin lives here: the platform
+base classes and identity enums of both runtimes, the structural protocols
+that mypy and pyright check plugins against, the hook types and typed hook
+signatures, the serve-backend API, and one constant per entry-point group,
+environment variable and API version.
+
+This package imports only the standard library and ``typing_extensions``;
+importing it never imports torch.
+"""
+
+from sglang.sdk.constants import (
+    ALL_ENTRY_POINT_GROUPS,
+    DIFFUSION_PLATFORMS_GROUP,
+    DIFFUSION_PLUGINS_GROUP,
+    ENV_DIFFUSION_PLATFORM_OVERRIDE,
+    ENV_PLATFORM,
+    ENV_PLUGINS,
+    ENV_USE_CPU_ENGINE,
+    SERVE_BACKEND_API_VERSION,
+    SERVE_BACKENDS_GROUP,
+    SRT_PLATFORMS_GROUP,
+    SRT_PLUGINS_GROUP,
+    SUPPORTED_SERVE_BACKEND_API_VERSIONS,
+    ServeBackendApiVersion,
+)
+from sglang.sdk.contract import Operation, OperationStatus
+from sglang.sdk.device import (
+    DEVICE_OPERATIONS,
+    CpuArchEnum,
+    DeviceCapability,
+    DeviceMixin,
+    PlatformEnum,
+)
+from sglang.sdk.diffusion import DIFFUSION_OPERATIONS
+from sglang.sdk.diffusion import Platform as DiffusionPlatform
+from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
+from sglang.sdk.hooks import (
+    AfterHook,
+    AroundHook,
+    BeforeHook,
+    BeforeResult,
+    HookTarget,
+    HookType,
+    ReplaceHook,
+    hook_target,
+)
+from sglang.sdk.protocols import (
+    DeviceLike,
+    DiffusionPlatformLike,
+    GeneralPluginCallback,
+    PlatformActivator,
+    PlatformIdentityLike,
+    ServeBackendFactory,
+    SRTPlatformLike,
+)
+from sglang.sdk.serve import ServeBackend, ServeBackendDetection, ServeRequest
+from sglang.sdk.srt import SRT_OPERATIONS, SRTPlatform
+
+__all__ = [
+    "ALL_ENTRY_POINT_GROUPS",
+    "DEVICE_OPERATIONS",
+    "DIFFUSION_OPERATIONS",
+    "DIFFUSION_PLATFORMS_GROUP",
+    "DIFFUSION_PLUGINS_GROUP",
+    "ENV_DIFFUSION_PLATFORM_OVERRIDE",
+    "ENV_PLATFORM",
+    "ENV_PLUGINS",
+    "ENV_USE_CPU_ENGINE",
+    "SERVE_BACKENDS_GROUP",
+    "SERVE_BACKEND_API_VERSION",
+    "SRT_OPERATIONS",
+    "SRT_PLATFORMS_GROUP",
+    "SRT_PLUGINS_GROUP",
+    "SUPPORTED_SERVE_BACKEND_API_VERSIONS",
+    "AfterHook",
+    "AroundHook",
+    "BeforeHook",
+    "BeforeResult",
+    "CpuArchEnum",
+    "DeviceCapability",
+    "DeviceLike",
+    "DeviceMixin",
+    "DiffusionPlatform",
+    "DiffusionPlatformEnum",
+    "DiffusionPlatformLike",
+    "GeneralPluginCallback",
+    "HookTarget",
+    "HookType",
+    "Operation",
+    "OperationStatus",
+    "PlatformActivator",
+    "PlatformEnum",
+    "PlatformIdentityLike",
+    "ReplaceHook",
+    "SRTPlatform",
+    "SRTPlatformLike",
+    "ServeBackend",
+    "ServeBackendApiVersion",
+    "ServeBackendDetection",
+    "ServeBackendFactory",
+    "ServeRequest",
+    "hook_target",
+]

@@ -1,0 +1,1 @@
+"""SGLang Runtime (SRT): the LLM serving runtime's documented import paths."""

@@ -1,0 +1,1 @@
+"""SRT platforms: the platform base types and the ``current_platform`` singleton."""
