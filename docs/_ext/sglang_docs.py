@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 from collections.abc import Mapping
 
 from docutils import nodes
@@ -48,7 +49,7 @@ def _constant_docs() -> dict[str, str]:
     tree = ast.parse(inspect.getsource(constants))
     docs: dict[str, str] = {}
     body = tree.body
-    for node, following in zip(body, body[1:], strict=False):
+    for node, following in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign | ast.Assign)
             and isinstance(following, ast.Expr)
@@ -65,6 +66,7 @@ class ConstantsDirective(Directive):
     """Render every public constant of :mod:`sglang.sdk.constants`."""
 
     def run(self) -> list[nodes.Node]:
+        """Build the constants table."""
         docs = _constant_docs()
         rows = [
             [name, repr(getattr(constants, name)), docs.get(name, "")]
@@ -80,6 +82,7 @@ class OperationsDirective(Directive):
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
+        """Build the table named by the directive's argument."""
         table: Mapping[str, Operation] = getattr(sdk, self.arguments[0])
         rows = [
             [
