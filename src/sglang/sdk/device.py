@@ -124,14 +124,19 @@ class PlatformIdentity:
 
     A platform declares ``_enum``; each ``is_*`` query compares that member's
     *name*, so the same code serves both runtimes' ``PlatformEnum`` types.
+    Each runtime's base class types ``_enum`` as its own ``PlatformEnum``
+    (so a checker rejects the other runtime's members) and returns it from
+    :meth:`_identity`.
     """
-
-    _enum: ClassVar[enum.Enum]
 
     _CUDA_ALIKE: ClassVar[frozenset[str]] = frozenset({"CUDA", "ROCM", "MUSA"})
 
+    def _identity(self) -> enum.Enum:
+        """Return the platform's identity member (the runtime base returns ``_enum``)."""
+        raise missing_override(self, "_identity")
+
     def _is(self, name: str) -> bool:
-        return self._enum.name == name
+        return self._identity().name == name
 
     def is_cuda(self) -> bool:
         """Whether this is the NVIDIA CUDA platform."""
@@ -163,7 +168,7 @@ class PlatformIdentity:
 
     def is_cuda_alike(self) -> bool:
         """Whether the hardware offers a CUDA-like API (CUDA, ROCm or MUSA)."""
-        return self._enum.name in self._CUDA_ALIKE
+        return self._identity().name in self._CUDA_ALIKE
 
     def is_out_of_tree(self) -> bool:
         """Whether this platform comes from a plugin (``_enum`` is ``OOT``)."""
@@ -187,11 +192,14 @@ class DeviceMixin(PlatformIdentity):
     which operations the core calls today.
     """
 
-    _enum: ClassVar[enum.Enum] = PlatformEnum.UNSPECIFIED
+    _enum: ClassVar[PlatformEnum] = PlatformEnum.UNSPECIFIED
     device_name: str = "unspecified"
     """Human-readable platform name, for example ``"cuda"``."""
     device_type: str = "cpu"
     """The torch device type this platform allocates on."""
+
+    def _identity(self) -> enum.Enum:
+        return self._enum
 
     def get_device(self, local_rank: int) -> torch.device:
         """Return the ``torch.device`` for *local_rank*."""

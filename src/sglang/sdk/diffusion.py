@@ -70,13 +70,16 @@ class Platform(PlatformIdentity):
     ``CustomOp`` implementation (``forward_<name>()``).
     """
 
-    _enum: ClassVar[enum.Enum] = PlatformEnum.UNSPECIFIED
+    _enum: ClassVar[PlatformEnum] = PlatformEnum.UNSPECIFIED
     device_name: str = "unspecified"
     """Human-readable platform name."""
     device_type: str = "cpu"
     """The torch device type this platform allocates on."""
     dispatch_key: str = "CPU"
     """The PyTorch dispatch key for ``torch.library`` registrations."""
+
+    def _identity(self) -> enum.Enum:
+        return self._enum
 
     # -- Initialisation and configuration ------------------------------------
 
