@@ -16,7 +16,28 @@ from sglang.sdk.diffusion import Platform as DiffusionPlatformBase
 from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
 from sglang.sdk.srt import SRTPlatform
 
-__all__ = ["DIFFUSION", "SRT", "RuntimeSpec"]
+__all__ = ["DIFFUSION", "SRT", "BuiltinPlatform", "RuntimeSpec"]
+
+
+@dataclass(frozen=True)
+class BuiltinPlatform:
+    """One built-in platform of a runtime, named by a short key.
+
+    Attributes:
+        key: The short name (``"cuda"``); for diffusion also the value of
+            the override variable that selects it without probing.
+        family: The device family whose probe decides availability, a key of
+            :data:`sglang.runtime.builtin.families.FAMILIES`; ``None`` for a
+            platform that is never probed (SRT's base ``SRTPlatform``).
+        qualname: ``"module:Class"`` of the platform class, imported only
+            when the platform is selected.
+        title: Human-readable name, for messages (``"CUDA"``).
+    """
+
+    key: str
+    family: str | None
+    qualname: str
+    title: str
 
 
 @dataclass(frozen=True)
@@ -32,6 +53,23 @@ class RuntimeSpec:
         plugins_env: Environment variable holding the general-plugin allowlist.
         platform_base: The class every platform of this runtime subclasses.
         oot_enum: The ``PlatformEnum.OOT`` member plugins must declare.
+        base_path: The documented import path of :attr:`platform_base`, for messages.
+        enum_path: The documented import path of the runtime's ``PlatformEnum``.
+        current_platform_path: The documented module holding ``current_platform``.
+        builtins: The runtime's built-in platforms.
+        probe_order: Keys of :attr:`builtins` probed, in order, when auto
+            discovery activates no plugin; the first available one is used.
+        default_builtin: Key of the built-in used when no probe succeeds.
+        override_aliases: Keys of built-ins that :attr:`selector_env` may
+            name to select them without probing.
+        auto_only_builtins: Keys of built-ins that are only ever detected,
+            never selected by name.
+        cpu_engine_env: Environment variable that, set to ``1``, selects
+            :attr:`cpu_engine_builtin` when no plugin activates (SRT only).
+        cpu_engine_builtin: Key of the built-in :attr:`cpu_engine_env` selects.
+        auto_allowlist_env: Environment variable whose comma-separated names
+            filter auto-discovered platform plugins while
+            :attr:`selector_env` is unset (SRT only).
     """
 
     name: str
@@ -42,6 +80,32 @@ class RuntimeSpec:
     plugins_env: str
     platform_base: type[object]
     oot_enum: enum.Enum
+    base_path: str = ""
+    enum_path: str = ""
+    current_platform_path: str = ""
+    builtins: tuple[BuiltinPlatform, ...] = ()
+    probe_order: tuple[str, ...] = ()
+    default_builtin: str | None = None
+    override_aliases: frozenset[str] = frozenset()
+    auto_only_builtins: frozenset[str] = frozenset()
+    cpu_engine_env: str | None = None
+    cpu_engine_builtin: str | None = None
+    auto_allowlist_env: str | None = None
+
+    def builtin(self, key: str) -> BuiltinPlatform:
+        """Return the built-in platform called *key*.
+
+        Raises:
+            KeyError: *key* is not one of :attr:`builtins`.
+        """
+        for platform in self.builtins:
+            if platform.key == key:
+                return platform
+        raise KeyError(f"{self.title} has no built-in platform {key!r}")
+
+
+_SRT_BUILTINS = "sglang.runtime.builtin.srt"
+_DIFFUSION_BUILTINS = "sglang.runtime.builtin.diffusion"
 
 
 SRT = RuntimeSpec(
@@ -53,6 +117,21 @@ SRT = RuntimeSpec(
     plugins_env=constants.ENV_PLUGINS,
     platform_base=SRTPlatform,
     oot_enum=SRTPlatformEnum.OOT,
+    base_path="sglang.srt.platforms.interface.SRTPlatform",
+    enum_path="sglang.srt.platforms.device_mixin.PlatformEnum",
+    current_platform_path="sglang.srt.platforms",
+    builtins=(
+        BuiltinPlatform("cpu", "cpu", f"{_SRT_BUILTINS}:CpuSRTPlatform", "CPU"),
+        BuiltinPlatform("cuda", "cuda", f"{_SRT_BUILTINS}:CudaSRTPlatform", "CUDA"),
+        BuiltinPlatform("rocm", "rocm", f"{_SRT_BUILTINS}:RocmSRTPlatform", "ROCm"),
+        BuiltinPlatform("xpu", "xpu", f"{_SRT_BUILTINS}:XpuSRTPlatform", "XPU"),
+        BuiltinPlatform("base", None, "sglang.sdk.srt:SRTPlatform", "base SRTPlatform"),
+    ),
+    probe_order=("cuda", "rocm", "xpu"),
+    default_builtin="base",
+    cpu_engine_env=constants.ENV_USE_CPU_ENGINE,
+    cpu_engine_builtin="cpu",
+    auto_allowlist_env=constants.ENV_PLUGINS,
 )
 """The SRT (LLM serving) runtime."""
 
@@ -65,5 +144,21 @@ DIFFUSION = RuntimeSpec(
     plugins_env=constants.ENV_PLUGINS,
     platform_base=DiffusionPlatformBase,
     oot_enum=DiffusionPlatformEnum.OOT,
+    base_path="sglang.multimodal_gen.runtime.platforms.Platform",
+    enum_path="sglang.multimodal_gen.runtime.platforms.PlatformEnum",
+    current_platform_path="sglang.multimodal_gen.runtime.platforms",
+    builtins=(
+        BuiltinPlatform("cpu", "cpu", f"{_DIFFUSION_BUILTINS}:CpuPlatform", "CPU"),
+        BuiltinPlatform("cuda", "cuda", f"{_DIFFUSION_BUILTINS}:CudaPlatform", "CUDA"),
+        BuiltinPlatform("rocm", "rocm", f"{_DIFFUSION_BUILTINS}:RocmPlatform", "ROCm"),
+        BuiltinPlatform("xpu", "xpu", f"{_DIFFUSION_BUILTINS}:XpuPlatform", "XPU"),
+        BuiltinPlatform("mps", "mps", f"{_DIFFUSION_BUILTINS}:MpsPlatform", "MPS"),
+        BuiltinPlatform("npu", "npu", f"{_DIFFUSION_BUILTINS}:NpuPlatform", "NPU"),
+        BuiltinPlatform("musa", "musa", f"{_DIFFUSION_BUILTINS}:MusaPlatform", "MUSA"),
+    ),
+    probe_order=("mps", "xpu", "rocm", "cuda", "npu", "musa", "cpu"),
+    default_builtin="cpu",
+    override_aliases=frozenset({"cpu", "cuda", "rocm", "mps", "npu", "musa"}),
+    auto_only_builtins=frozenset({"xpu"}),
 )
 """The diffusion (``sglang.multimodal_gen``) runtime."""

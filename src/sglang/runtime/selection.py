@@ -1,0 +1,210 @@
+"""Platform selection for both runtimes: once per process, behind a gate.
+
+:func:`resolve_platform` returns the runtime's selected platform, running
+:func:`sglang.runtime.selection_engine.select` the first time through an
+:class:`~sglang.runtime.gate.OnceGate`: concurrent first calls select once,
+a failure is remembered and re-raised, and an activation callback that
+touches ``current_platform`` gets a :class:`PlatformSelectionError`
+saying it must not. :func:`initialize_current_platform` runs the selected
+platform's ``init_backend()`` at most once per process with the same
+semantics. :func:`selection_report` explains what selection did.
+
+The documented per-runtime entry points wrap these functions:
+``sglang.srt.platforms.current_platform`` and
+``sglang.multimodal_gen.runtime.platforms.current_platform``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import TYPE_CHECKING
+
+from sglang.runtime import selection_errors as errors
+from sglang.runtime.discovery import entry_point_index
+from sglang.runtime.gate import OnceGate
+from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.selection_errors import (
+    PlatformContractError,
+    PlatformInitError,
+    PlatformSelectionError,
+)
+from sglang.runtime.selection_report import (
+    CallbackOutcome,
+    CallbackStatus,
+    ReportBuilder,
+    SelectionMode,
+    SelectionReport,
+)
+
+if TYPE_CHECKING:
+    from sglang.runtime.selection_engine import Selected
+
+__all__ = [
+    "CallbackOutcome",
+    "CallbackStatus",
+    "PlatformContractError",
+    "PlatformInitError",
+    "PlatformSelectionError",
+    "SelectionMode",
+    "SelectionReport",
+    "initialize_current_platform",
+    "platform_dists",
+    "reset_selection",
+    "resolve_platform",
+    "selected_platform_dist",
+    "selection_report",
+]
+
+
+class _RuntimeState:
+    """The selection and initialisation gates of one runtime in this process."""
+
+    def __init__(self, spec: RuntimeSpec) -> None:
+        self.spec = spec
+        self.builder = ReportBuilder(spec)
+        self.report: SelectionReport | None = None
+        self.selection: OnceGate[Selected] = OnceGate(
+            f"{spec.title} platform selection", self._select
+        )
+        self.init: OnceGate[None] = OnceGate(
+            f"{spec.title} platform backend initialisation", self._initialize
+        )
+
+    def _select(self) -> Selected:
+        from sglang.runtime.builtin.families import ProbeContext
+        from sglang.runtime.selection_engine import select
+
+        self.builder = builder = ReportBuilder(self.spec)
+        try:
+            selected = select(
+                self.spec,
+                builder,
+                environ=os.environ,
+                index=entry_point_index(),
+                probe_context=ProbeContext.real,
+            )
+        except BaseException as exc:
+            self.report = builder.freeze(error=exc, first_stack=self.selection.first_stack)
+            raise
+        self.report = builder.freeze(first_stack=self.selection.first_stack)
+        return selected
+
+    def _initialize(self) -> None:
+        selected = self.resolve()
+        try:
+            init_backend = getattr(selected.platform, "init_backend")  # noqa: B009
+            init_backend()
+        except Exception as exc:
+            cls = type(selected.platform)
+            qualname = f"{cls.__module__}.{cls.__qualname__}"
+            dist = self.report.platform_dist if self.report is not None else None
+            raise PlatformInitError(errors.init_failed(self.spec, qualname, dist, exc)) from exc
+
+    def resolve(self) -> Selected:
+        selected = self.selection.run()
+        if selected is None:  # re-entered from inside selection, on this thread
+            current = self.builder.current
+            if current is not None:
+                source = errors.who(self.spec, current)
+            else:
+                activity = self.builder.activity or "selecting the platform"
+                source = f"Code running during {self.spec.title} platform selection ({activity})"
+            raise PlatformSelectionError(errors.reentrant(self.spec, source))
+        return selected
+
+    def reset(self) -> None:
+        self.selection.reset()
+        self.init.reset()
+        self.builder = ReportBuilder(self.spec)
+        self.report = None
+
+
+_states: dict[RuntimeSpec, _RuntimeState] = {}
+_states_lock = threading.Lock()
+
+
+def _state(spec: RuntimeSpec) -> _RuntimeState:
+    state = _states.get(spec)
+    if state is None:
+        with _states_lock:
+            state = _states.get(spec)
+            if state is None:
+                state = _states[spec] = _RuntimeState(spec)
+    return state
+
+
+def resolve_platform(spec: RuntimeSpec) -> object:
+    """Return *spec*'s selected platform instance, selecting it on first use.
+
+    Thread-safe; selection runs once per process and runtime. This is what
+    ``current_platform`` returns.
+
+    Raises:
+        PlatformSelectionError: Selection failed (now or on an earlier call:
+            the same exception is raised again), or this call comes from
+            inside selection, for example from an activation callback.
+        PlatformContractError: A plugin broke the platform contract.
+    """
+    return _state(spec).resolve().platform
+
+
+def selected_platform_dist(spec: RuntimeSpec) -> str | None:
+    """Return the distribution that provided *spec*'s selected platform.
+
+    Selects the platform if that has not happened yet. ``None`` means a
+    built-in platform was selected. The name is spelled as the
+    distribution's metadata spells it (``EntryPointRecord.dist_name``).
+    """
+    return _state(spec).resolve().dist_name
+
+
+def platform_dists(spec: RuntimeSpec) -> frozenset[str]:
+    """Return the names of every distribution declaring a platform of *spec*.
+
+    Reads metadata only: nothing is imported and nothing is selected.
+    """
+    return frozenset(record.dist_name for record in entry_point_index().group(spec.platforms_group))
+
+
+def initialize_current_platform(spec: RuntimeSpec) -> None:
+    """Run the selected platform's ``init_backend()`` at most once per process.
+
+    Selects the platform first if needed. Concurrent callers wait for the
+    first; a call from inside ``init_backend()`` returns at once.
+
+    Raises:
+        PlatformInitError: ``init_backend()`` raised, now or on an earlier
+            call (it is never retried).
+        PlatformSelectionError: Selection failed.
+    """
+    _state(spec).init.run()
+
+
+def selection_report(spec: RuntimeSpec, *, resolve: bool = True) -> SelectionReport | None:
+    """Return what *spec*'s platform selection did and why.
+
+    Args:
+        spec: The runtime.
+        resolve: Select the platform now if that has not happened yet. A
+            failure is not raised: it is in :attr:`SelectionReport.error`.
+
+    Returns:
+        The report, or ``None`` when selection has not run (``resolve=False``).
+    """
+    state = _state(spec)
+    if resolve:
+        with contextlib.suppress(Exception):  # the report carries the error
+            state.resolve()
+    return state.report
+
+
+def reset_selection(spec: RuntimeSpec) -> None:
+    """Forget *spec*'s selection, report and backend initialisation. For tests only.
+
+    A real process never needs this: selection and initialisation are
+    once-per-process by design, and side effects of ``init_backend()`` are
+    not undone.
+    """
+    _state(spec).reset()

@@ -1,0 +1,133 @@
+"""Turn a platform class qualname into a checked platform instance.
+
+Activation callbacks return a qualname in either spelling,
+``"pkg.mod:Class"`` or ``"pkg.mod.Class"`` (nested classes work in both).
+The class must subclass the runtime's base class, declare the runtime's
+``PlatformEnum.OOT`` when a plugin provides it, and be constructible
+without arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from sglang.runtime import selection_errors as errors
+from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
+
+__all__ = ["build_platform", "import_qualname"]
+
+
+def _walk(target: object, path: str) -> object:
+    for part in filter(None, path.split(".")):
+        target = getattr(target, part)
+    return target
+
+
+def _is_missing(exc: ModuleNotFoundError, module: str) -> bool:
+    """Whether *exc* says *module* itself (or a parent package of it) does not exist."""
+    missing = exc.name or ""
+    return module == missing or module.startswith(missing + ".")
+
+
+def import_qualname(qualname: str) -> object:
+    """Import and return the object *qualname* names.
+
+    ``"pkg.mod:Outer.Inner"`` imports ``pkg.mod`` and walks the attributes.
+    ``"pkg.mod.Outer.Inner"`` imports the longest prefix that is a module,
+    then walks the rest. An import error raised *inside* an existing module
+    propagates unchanged.
+
+    Raises:
+        ImportError: No prefix of *qualname* is an importable module.
+        AttributeError: The module lacks the named attribute.
+        ValueError: *qualname* is empty or malformed.
+    """
+    qualname = qualname.strip()
+    if ":" in qualname:
+        module, _, attr = qualname.partition(":")
+        if not module or not attr:
+            raise ValueError(f"malformed qualname {qualname!r}: expected 'pkg.mod:Class'")
+        return _walk(importlib.import_module(module), attr)
+    parts = qualname.split(".")
+    if len(parts) < 2 or not all(parts):
+        raise ValueError(f"malformed qualname {qualname!r}: expected 'pkg.mod.Class'")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:cut])
+        try:
+            imported = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if _is_missing(exc, module) and cut > 1:
+                continue
+            raise
+        return _walk(imported, ".".join(parts[cut:]))
+    raise ImportError(f"no module found for {qualname!r}")  # pragma: no cover
+
+
+def _required_parameters(cls: type) -> list[str]:
+    """Names of the constructor parameters that have no default."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return []
+    return [
+        name
+        for name, parameter in signature.parameters.items()
+        if parameter.default is inspect.Parameter.empty
+        and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+    ]
+
+
+def build_platform(
+    spec: RuntimeSpec, qualname: str, *, source: str, dist_name: str | None, plugin: bool
+) -> tuple[type, object]:
+    """Import, check and instantiate the platform class *qualname*.
+
+    Args:
+        spec: The runtime.
+        qualname: The class reference, ``"pkg.mod:Class"`` or ``"pkg.mod.Class"``.
+        source: Who provided it, for messages (``"SRT platform plugin 'x' (...)"``).
+        dist_name: The providing distribution, or ``None`` for a built-in.
+        plugin: Whether a plugin provides the class (then ``_enum`` must be OOT).
+
+    Returns:
+        The class and its instance.
+
+    Raises:
+        PlatformSelectionError: The class cannot be imported or its constructor raised.
+        PlatformContractError: It is not a class, not a subclass of the runtime's
+            base, not ``PlatformEnum.OOT`` (plugins) or needs arguments.
+    """
+    try:
+        target = import_qualname(qualname)
+    except Exception as exc:
+        raise PlatformSelectionError(
+            errors.class_import_failed(source, qualname, exc, dist_name)
+        ) from exc
+    if not isinstance(target, type):
+        raise PlatformContractError(errors.not_a_class(source, qualname, target, dist_name))
+    cls: type = target
+    shown = f"{cls.__module__}.{cls.__qualname__}"
+    if not issubclass(cls, spec.platform_base):
+        raise PlatformContractError(errors.not_subclass(spec, source, shown, dist_name))
+    if plugin:
+        found = getattr(cls, "_enum", None)
+        if found is not spec.oot_enum:
+            raise PlatformContractError(errors.wrong_enum(spec, source, shown, found, dist_name))
+    required = _required_parameters(cls)
+    try:
+        instance = cls()
+    except TypeError as exc:
+        if required:
+            raise PlatformContractError(
+                errors.needs_arguments(source, shown, exc, dist_name)
+            ) from exc
+        raise PlatformSelectionError(
+            errors.construction_failed(source, shown, exc, dist_name)
+        ) from exc
+    except Exception as exc:
+        raise PlatformSelectionError(
+            errors.construction_failed(source, shown, exc, dist_name)
+        ) from exc
+    return cls, instance

@@ -1,0 +1,269 @@
+"""The selection algorithm, written once for both runtimes.
+
+:func:`select` implements the SRT and the diffusion selection chains from
+one :class:`~sglang.runtime.runtimes.RuntimeSpec`:
+
+* the selector variable names a built-in alias (diffusion): that built-in,
+  without probing;
+* it names anything else: only that entry point is imported and called
+  (explicit selection); a missing name, a duplicate name or a ``None``
+  result is an error;
+* it is unset: every installed callback (filtered by the runtime's
+  allowlist variable, SRT's ``SGLANG_PLUGINS``) is called after duplicate
+  names have been rejected; one activated plugin is used, several are an
+  error, none falls back to the built-ins (SRT: ``SGLANG_USE_CPU_ENGINE``,
+  then the probe order, then the base class).
+
+It takes the environment, the entry-point index and the probe context as
+arguments, so tests can drive it in-process; the process-wide, once-only
+wrapper is :mod:`sglang.runtime.selection`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from sglang.runtime import selection_errors as errors
+from sglang.runtime.builtin.families import ProbeContext, probe_families
+from sglang.runtime.discovery import EntryPointIndex, EntryPointRecord
+from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.selection_classes import build_platform
+from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
+from sglang.runtime.selection_report import CallbackStatus, ReportBuilder, SelectionMode
+
+__all__ = ["Selected", "parse_allowlist", "select"]
+
+logger = logging.getLogger("sglang.runtime.selection")
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+@dataclass(frozen=True)
+class Selected:
+    """A selected platform.
+
+    Attributes:
+        platform: The platform instance.
+        dist_name: The distribution that provided it, ``None`` for a built-in.
+    """
+
+    platform: object
+    dist_name: str | None
+
+
+def parse_allowlist(value: str | None) -> frozenset[str] | None:
+    """Parse a comma-separated allowlist; ``None`` when the variable is unset.
+
+    A variable that is set but empty allows nothing.
+    """
+    if value is None:
+        return None
+    return frozenset(item.strip() for item in value.split(",") if item.strip())
+
+
+def _is_true(value: str | None) -> bool:
+    return value is not None and value.strip().lower() in _TRUE
+
+
+def select(
+    spec: RuntimeSpec,
+    report: ReportBuilder,
+    *,
+    environ: Mapping[str, str],
+    index: EntryPointIndex,
+    probe_context: Callable[[], ProbeContext],
+) -> Selected:
+    """Select *spec*'s platform, recording every step in *report*.
+
+    Args:
+        spec: The runtime.
+        report: Filled in as selection proceeds, also when it fails.
+        environ: The environment variables to read.
+        index: The installed entry points.
+        probe_context: Returns the context for built-in hardware probes;
+            called only when probing is needed (it imports torch).
+
+    Raises:
+        PlatformSelectionError: Selection failed (see the message).
+        PlatformContractError: A plugin broke the platform contract.
+    """
+    value = environ.get(spec.selector_env)
+    report.selector_value = value
+    name = (value or "").strip()
+    if name and name.lower() in spec.override_aliases:
+        report.mode = SelectionMode.OVERRIDE_BUILTIN
+        key = name.lower()
+        reason = f"{spec.selector_env}={name} selects the built-in platform without probing"
+        return _builtin(spec, report, key, reason)
+    if name:
+        report.mode = SelectionMode.EXPLICIT
+        return _explicit(spec, report, name, index)
+    report.mode = SelectionMode.AUTO
+    return _auto(spec, report, environ, index, probe_context)
+
+
+def _explicit(
+    spec: RuntimeSpec, report: ReportBuilder, name: str, index: EntryPointIndex
+) -> Selected:
+    records = index.named(spec.platforms_group, name)
+    if not records:
+        installed = (record.name for record in index.group(spec.platforms_group))
+        raise PlatformSelectionError(errors.not_found(spec, name, installed))
+    record = records[0]
+    if len(records) > 1:
+        raise PlatformSelectionError(errors.duplicates(spec, {name: records}))
+    qualname = _run_callback(spec, report, record)
+    if qualname is None:
+        raise PlatformSelectionError(errors.hardware_unavailable(spec, record))
+    reason = f"explicit: {spec.selector_env}={name}"
+    return _plugin(spec, report, record, qualname, reason)
+
+
+def _duplicates(
+    records: Sequence[EntryPointRecord],
+) -> dict[str, list[EntryPointRecord]]:
+    by_name: dict[str, list[EntryPointRecord]] = {}
+    for record in records:
+        by_name.setdefault(record.name, []).append(record)
+    return {name: items for name, items in by_name.items() if len(items) > 1}
+
+
+def _auto(
+    spec: RuntimeSpec,
+    report: ReportBuilder,
+    environ: Mapping[str, str],
+    index: EntryPointIndex,
+    probe_context: Callable[[], ProbeContext],
+) -> Selected:
+    records: Sequence[EntryPointRecord] = index.group(spec.platforms_group)
+    allow = None
+    if spec.auto_allowlist_env is not None:
+        allow = parse_allowlist(environ.get(spec.auto_allowlist_env))
+    if allow is not None:
+        report.allowlist = tuple(sorted(allow))
+        report.filtered_out = tuple(record.name for record in records if record.name not in allow)
+        records = [record for record in records if record.name in allow]
+    conflicts = _duplicates(records)
+    if conflicts:
+        raise PlatformSelectionError(errors.duplicates(spec, conflicts))
+    activated: list[tuple[EntryPointRecord, str]] = []
+    for record in records:
+        qualname = _run_callback(spec, report, record)
+        if qualname is not None:
+            activated.append((record, qualname))
+    if len(activated) > 1:
+        raise PlatformSelectionError(errors.many_activated(spec, activated))
+    if activated:
+        record, qualname = activated[0]
+        reason = f"auto: {record.name!r} is the only platform plugin that activated"
+        return _plugin(spec, report, record, qualname, reason)
+    return _fallback(spec, report, environ, probe_context)
+
+
+def _fallback(
+    spec: RuntimeSpec,
+    report: ReportBuilder,
+    environ: Mapping[str, str],
+    probe_context: Callable[[], ProbeContext],
+) -> Selected:
+    if spec.cpu_engine_env is not None and spec.cpu_engine_builtin is not None:
+        flag = environ.get(spec.cpu_engine_env)
+        if _is_true(flag):
+            reason = f"fallback: no plugin activated and {spec.cpu_engine_env}={flag}"
+            return _builtin(spec, report, spec.cpu_engine_builtin, reason)
+    by_family = {}
+    for key in spec.probe_order:
+        family = spec.builtin(key).family
+        if family is not None:
+            by_family[family] = key
+    if by_family:
+        report.activity = "probing the built-in platforms' hardware"
+        outcomes = probe_families(by_family, probe_context())
+        report.probes = outcomes
+        for outcome in outcomes:
+            if outcome.error is not None:
+                logger.warning(
+                    "%s platform probe %r failed and counts as unavailable: %s",
+                    spec.title,
+                    outcome.family,
+                    outcome.error,
+                )
+            if outcome.available:
+                key = by_family[outcome.family]
+                title = spec.builtin(key).title
+                reason = f"fallback: no plugin activated and {title} is available"
+                return _builtin(spec, report, key, reason)
+    if spec.default_builtin is None:  # pragma: no cover - both runtimes define one
+        raise PlatformSelectionError(f"{spec.title} has no default built-in platform")
+    titles = ", ".join(spec.builtin(key).title for key in spec.probe_order)
+    reason = f"fallback: no plugin activated and none of {titles} is available"
+    return _builtin(spec, report, spec.default_builtin, reason)
+
+
+def _run_callback(spec: RuntimeSpec, report: ReportBuilder, record: EntryPointRecord) -> str | None:
+    """Import and call *record*'s activation callback; return its qualname or ``None``."""
+    report.current = record
+    try:
+        try:
+            callback = record.load()
+        except Exception as exc:
+            report.record(record, CallbackStatus.FAILED, error=errors.format_exception(exc))
+            raise PlatformSelectionError(
+                errors.callback_failed(spec, record, "importing", exc)
+            ) from exc
+        if not callable(callback):
+            report.record(record, CallbackStatus.FAILED, error="not callable")
+            raise PlatformContractError(errors.not_callable(spec, record, callback))
+        try:
+            result: object = callback()
+        except Exception as exc:
+            report.record(record, CallbackStatus.FAILED, error=errors.format_exception(exc))
+            raise PlatformSelectionError(
+                errors.callback_failed(spec, record, "running", exc)
+            ) from exc
+    finally:
+        report.current = None
+    if result is None:
+        report.record(record, CallbackStatus.DECLINED)
+        return None
+    if not isinstance(result, str) or not result.strip():
+        report.record(record, CallbackStatus.FAILED, error=f"returned {result!r}")
+        raise PlatformContractError(errors.bad_result(spec, record, result))
+    qualname = result.strip()
+    report.record(record, CallbackStatus.ACTIVATED, result=qualname)
+    return qualname
+
+
+def _plugin(
+    spec: RuntimeSpec,
+    report: ReportBuilder,
+    record: EntryPointRecord,
+    qualname: str,
+    reason: str,
+) -> Selected:
+    report.activity = f"constructing platform class {qualname}"
+    cls, platform = build_platform(
+        spec, qualname, source=errors.who(spec, record), dist_name=record.dist_name, plugin=True
+    )
+    report.platform_class = f"{cls.__module__}.{cls.__qualname__}"
+    report.platform_dist = record.dist_name
+    report.platform_entry_point = record.name
+    report.reason = reason
+    logger.info(
+        "%s platform: %s from %s (%s)", spec.title, report.platform_class, record.dist, reason
+    )
+    return Selected(platform, record.dist_name)
+
+
+def _builtin(spec: RuntimeSpec, report: ReportBuilder, key: str, reason: str) -> Selected:
+    builtin = spec.builtin(key)
+    report.activity = f"constructing platform class {builtin.qualname}"
+    cls, platform = build_platform(
+        spec, builtin.qualname, source=errors.who_builtin(spec, key), dist_name=None, plugin=False
+    )
+    report.platform_class = f"{cls.__module__}.{cls.__qualname__}"
+    report.reason = reason
+    logger.info("%s platform: built-in %s (%s)", spec.title, report.platform_class, reason)
+    return Selected(platform, None)
