@@ -7,9 +7,29 @@ scan: each :class:`EntryPointRecord` carries the entry point's group, name
 and value and the name and version of the distribution that declared it,
 and imports its target only when :meth:`EntryPointRecord.load` is called.
 
-The index is rebuilt when ``sys.path`` changes, or on :func:`refresh`.
-Like :mod:`importlib.metadata`, the first distribution of a given
-(normalised) name along ``sys.path`` shadows later ones.
+The index is rebuilt when ``sys.path`` changes (or the working directory,
+while ``sys.path`` holds a relative entry such as ``''``), and on
+:func:`refresh`. Installing a package into the running interpreter does not
+change ``sys.path``: call :func:`refresh` afterwards, or restart Python.
+
+The result matches :func:`importlib.metadata.entry_points` for path-based
+distributions, with these deliberate differences:
+
+* Like :mod:`importlib.metadata`, the first distribution of a given
+  normalised name along ``sys.path`` shadows later ones. When one folder
+  holds two metadata folders of the same distribution (a stale leftover),
+  the first in sorted order wins; :mod:`importlib.metadata` takes the first
+  in ``os.listdir`` order, which the file system decides.
+* Lines of ``entry_points.txt`` without ``=`` and lines starting with
+  ``;`` are skipped (``configparser`` semantics); :mod:`importlib.metadata`
+  raises on the former.
+* Undecodable bytes in metadata are replaced, not raised.
+* A distribution whose ``METADATA`` lacks ``Name`` or ``Version`` is
+  reported with the name and version from its folder name (or
+  ``"unknown"``) instead of ``None``.
+* Only distributions found on ``sys.path`` are seen; distributions that a
+  custom ``sys.meta_path`` finder provides without any file on
+  ``sys.path`` are not.
 """
 
 from __future__ import annotations
@@ -20,24 +40,29 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from email.parser import HeaderParser
-from types import MappingProxyType
 
 __all__ = [
     "EntryPointIndex",
     "EntryPointRecord",
     "entry_point_index",
+    "normalize_dist_name",
     "refresh",
+    "scan",
 ]
 
 _NAME_NORMALIZER = re.compile(r"[-_.]+")
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
+_UNKNOWN_VERSION = "unknown"
 
 
 def normalize_dist_name(name: str) -> str:
-    """Return the PEP 503 normalised form of a distribution name."""
+    """Return the PEP 503 normalised form of a distribution name.
+
+    ``"My_Plugin.ext"`` and ``"my-plugin-ext"`` both become ``"my-plugin-ext"``;
+    two names are the same distribution exactly when their normal forms match.
+    """
     return _NAME_NORMALIZER.sub("-", name).lower()
 
 
@@ -48,9 +73,11 @@ class EntryPointRecord:
     Attributes:
         group: The entry-point group, for example ``"sglang.srt.platforms"``.
         name: The entry point's name within the group.
-        value: The object reference, ``"pkg.mod:attr"`` or ``"pkg.mod"``.
-        dist_name: The declaring distribution's name, as it spells it.
-        dist_version: The declaring distribution's version.
+        value: The object reference, ``"pkg.mod:attr"`` or ``"pkg.mod"``,
+            possibly followed by extras (``"pkg.mod:attr [extra]"``).
+        dist_name: The declaring distribution's name as its ``METADATA``
+            spells it (``Name:``), for example ``"sglang-demo-platform"``.
+        dist_version: The declaring distribution's version (``Version:``).
     """
 
     group: str
@@ -61,8 +88,8 @@ class EntryPointRecord:
 
     @property
     def module(self) -> str:
-        """The module part of :attr:`value`."""
-        return self.value.partition(":")[0].strip()
+        """The module part of :attr:`value` (``"pkg.mod"``), without extras."""
+        return self.value.partition(":")[0].split("[", 1)[0].strip()
 
     @property
     def attr(self) -> str:
@@ -76,27 +103,59 @@ class EntryPointRecord:
         return f"{self.dist_name} {self.dist_version}"
 
     def load(self) -> object:
-        """Import the module and return the referenced object."""
+        """Import :attr:`module` and return the object :attr:`attr` names in it.
+
+        ``"pkg.mod"`` returns the module, ``"pkg.mod:attr"`` its attribute and
+        ``"pkg.mod:outer.inner"`` walks the dotted path. Import errors and
+        missing attributes propagate unchanged; callers add the plugin's
+        name and distribution to the message.
+        """
         target: object = importlib.import_module(self.module)
         for part in filter(None, self.attr.split(".")):
             target = getattr(target, part)
         return target
 
 
-class EntryPointIndex:
-    """Every entry point of every distribution on one ``sys.path``, by group."""
+# group -> [(name, value, dist_name, dist_version)], before records are built
+_RawIndex = dict[str, list[tuple[str, str, str, str]]]
 
-    def __init__(self, records: Iterable[EntryPointRecord]) -> None:
-        by_group: dict[str, list[EntryPointRecord]] = {}
+
+class EntryPointIndex:
+    """Every entry point of every distribution on one ``sys.path``, by group.
+
+    Records are kept in ``sys.path`` order, and within one folder in sorted
+    order of the metadata folder names. Duplicates are kept: when two
+    distributions declare the same name in one group, :meth:`named` returns
+    both, which is how platform selection detects conflicts.
+
+    Args:
+        records: The records to index.
+    """
+
+    def __init__(self, records: Iterable[EntryPointRecord] = ()) -> None:
+        raw: _RawIndex = {}
         for record in records:
-            by_group.setdefault(record.group, []).append(record)
-        self._by_group: Mapping[str, tuple[EntryPointRecord, ...]] = MappingProxyType(
-            {group: tuple(items) for group, items in by_group.items()}
-        )
+            raw.setdefault(record.group, []).append(
+                (record.name, record.value, record.dist_name, record.dist_version)
+            )
+        self._raw = raw
+        self._built: dict[str, tuple[EntryPointRecord, ...]] = {}
+
+    @classmethod
+    def _from_raw(cls, raw: _RawIndex) -> EntryPointIndex:
+        index = cls()
+        index._raw = raw
+        return index
 
     def group(self, group: str) -> tuple[EntryPointRecord, ...]:
         """Return the records of *group*, in ``sys.path`` order (duplicates kept)."""
-        return self._by_group.get(group, ())
+        built = self._built.get(group)
+        if built is not None:
+            return built
+        items = self._raw.get(group, ())
+        records = tuple(EntryPointRecord(group, *item) for item in items)
+        # setdefault is atomic: concurrent first lookups agree on one tuple
+        return self._built.setdefault(group, records)
 
     def named(self, group: str, name: str) -> tuple[EntryPointRecord, ...]:
         """Return every record of *group* called *name* (more than one is a conflict)."""
@@ -104,14 +163,17 @@ class EntryPointIndex:
 
     def groups(self) -> tuple[str, ...]:
         """Return the groups that have at least one entry point."""
-        return tuple(self._by_group)
+        return tuple(self._raw)
 
     def __iter__(self) -> Iterator[EntryPointRecord]:
-        for records in self._by_group.values():
-            yield from records
+        for group in self._raw:
+            yield from self.group(group)
 
     def __len__(self) -> int:
-        return sum(len(records) for records in self._by_group.values())
+        return sum(len(items) for items in self._raw.values())
+
+    def __repr__(self) -> str:
+        return f"<EntryPointIndex: {len(self)} entry points in {len(self._raw)} groups>"
 
 
 def _parse_entry_points(text: str) -> Iterator[tuple[str, str, str]]:
@@ -129,87 +191,184 @@ def _parse_entry_points(text: str) -> Iterator[tuple[str, str, str]]:
             yield group, name.strip(), value.strip()
 
 
-def _read_text(path: str) -> str | None:
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_CHUNK = 65536
+
+
+def _read_bytes(path: str, *, until: bytes | None = None, chunk: int = _CHUNK) -> bytes | None:
+    """Return the file's bytes, or ``None`` when it is missing or unreadable.
+
+    With *until*, stop reading once the data read so far contains it. Plain
+    :func:`os.open`/:func:`os.read` are used because building a Python file
+    object costs several times more than the read itself.
+    """
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError:
         return None
-
-
-def _name_and_version(directory: str, entry: str) -> tuple[str, str] | None:
-    """Return the distribution's name and version, from the folder name if it has both."""
-    stem = entry[: -len(".dist-info")] if entry.endswith(".dist-info") else entry[:-9]
-    name, sep, version = stem.partition("-")
-    if sep and version and "-" not in version:
-        return name, version
-    for metadata_file in ("METADATA", "PKG-INFO"):
-        text = _read_text(os.path.join(directory, entry, metadata_file))
-        if text is not None:
-            headers = HeaderParser().parsestr(text, headersonly=True)
-            if headers.get("Name"):
-                return str(headers["Name"]), str(headers.get("Version", "0"))
-    return None
-
-
-def _scan_directory(directory: str, seen: set[str], out: list[EntryPointRecord]) -> None:
     try:
-        entries = sorted(os.listdir(directory))
-    except OSError:
+        data = b""
+        while True:
+            block = os.read(fd, chunk)
+            if not block:
+                return data
+            data += block
+            if until is not None and until in data:
+                return data
+    except OSError:  # for example a directory where a file was expected
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_text(path: str) -> str | None:
+    """Return the file's text (UTF-8, bad bytes replaced), or ``None`` if unreadable."""
+    data = _read_bytes(path)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _read_identity(info: str) -> tuple[str | None, str | None]:
+    """Return ``Name`` and ``Version`` from the headers of a metadata folder.
+
+    Reads ``METADATA`` (dist-info) or ``PKG-INFO`` (egg-info) only up to the
+    end of its header block; the long description after it is never read.
+    """
+    for metadata_file in ("METADATA", "PKG-INFO"):
+        data = _read_bytes(os.path.join(info, metadata_file), until=b"\n\n", chunk=4096)
+        if data is None:
+            continue
+        end = data.find(b"\n\n")
+        if end >= 0:
+            data = data[:end]
+        name: str | None = None
+        version: str | None = None
+        for line in data.decode("utf-8", "replace").splitlines():
+            if not line.strip():  # end of the header block
+                break
+            key, sep, value = line.partition(":")
+            if not sep or key[:1].isspace():  # not a header, or a continuation line
+                continue
+            key = key.strip().lower()
+            if key == "name" and name is None:
+                name = value.strip()
+            elif key == "version" and version is None:
+                version = value.strip()
+            if name is not None and version is not None:
+                break
+        return name or None, version or None
+    return None, None
+
+
+def _add_distribution(
+    info: str, folder_name: str, folder_version: str | None, raw: _RawIndex
+) -> None:
+    """Index the entry points of the metadata folder *info*, if it has any."""
+    text = _read_text(os.path.join(info, "entry_points.txt"))
+    if not text:
         return
-    for entry in entries:
-        if not entry.endswith(_METADATA_SUFFIXES):
+    entries = list(_parse_entry_points(text))
+    if not entries:
+        return
+    name, version = _read_identity(info)
+    identity = (name or folder_name, version or folder_version or _UNKNOWN_VERSION)
+    for group, ep_name, value in entries:
+        items = raw.get(group)
+        if items is None:
+            items = raw[group] = []
+        items.append((ep_name, value, *identity))
+
+
+def _scan_directory(directory: str, names: list[str], seen: set[str], raw: _RawIndex) -> None:
+    """Index every metadata folder in *directory* (whose listing is *names*)."""
+    egg_info: str | None = None
+    for entry in sorted(names):
+        low = entry.lower()
+        if not low.endswith(_METADATA_SUFFIXES):
+            if low == "egg-info":
+                egg_info = entry
             continue
-        identity = _name_and_version(directory, entry)
-        if identity is None:
-            continue
-        dist_name, dist_version = identity
-        key = normalize_dist_name(dist_name)
-        if key in seen:
+        stem = entry.rpartition(".")[0]
+        folder_name, _, folder_version = stem.partition("-")
+        info = os.path.join(directory, entry)
+        key = normalize_dist_name(folder_name or _read_identity(info)[0] or "")
+        if not key or key in seen:
             continue
         seen.add(key)
-        text = _read_text(os.path.join(directory, entry, "entry_points.txt"))
-        if text is None:
-            continue
-        for group, name, value in _parse_entry_points(text):
-            out.append(EntryPointRecord(group, name, value, dist_name, dist_version))
+        version = folder_version if folder_version and "-" not in folder_version else None
+        _add_distribution(info, folder_name, version, raw)
+    # an unpacked egg on sys.path: ``name-1.0-py3.11.egg/EGG-INFO``
+    base = os.path.basename(os.path.normpath(directory))
+    if egg_info is not None and base.lower().endswith(".egg"):
+        info = os.path.join(directory, egg_info)
+        folder_name = base.partition("-")[0]
+        key = normalize_dist_name(_read_identity(info)[0] or folder_name)
+        if key and key not in seen:
+            seen.add(key)
+            _add_distribution(info, folder_name, None, raw)
 
 
-def _scan_archive(path: str, seen: set[str], out: list[EntryPointRecord]) -> None:
-    """Scan a zip (or other non-directory) ``sys.path`` entry via importlib.metadata."""
+def _scan_archive(path: str, seen: set[str], raw: _RawIndex) -> None:
+    """Index a zip or ``.egg`` file on ``sys.path``, through :mod:`importlib.metadata`."""
     for dist in importlib.metadata.distributions(path=[path]):
-        dist_name = dist.metadata["Name"]
+        dist_name: str | None = dist.metadata["Name"]
         if not dist_name:
             continue
         key = normalize_dist_name(dist_name)
         if key in seen:
             continue
         seen.add(key)
+        version = dist.version or _UNKNOWN_VERSION
         for ep in dist.entry_points:
-            out.append(EntryPointRecord(ep.group, ep.name, ep.value, dist_name, dist.version))
+            raw.setdefault(ep.group, []).append((ep.name, ep.value, dist_name, version))
 
 
 def scan(path: Iterable[str]) -> EntryPointIndex:
-    """Read the entry points of every distribution on *path*, importing nothing."""
+    """Read the entry points of every distribution on *path*, importing nothing.
+
+    *path* is read like ``sys.path``: directories are listed, zip and egg
+    files are opened, ``''`` is the working directory, and entries that do
+    not exist are skipped.
+    """
     seen: set[str] = set()
-    records: list[EntryPointRecord] = []
+    raw: _RawIndex = {}
     for entry in path:
-        directory = entry or "."
-        if os.path.isdir(directory):
-            _scan_directory(directory, seen, records)
-        elif os.path.isfile(directory):
-            _scan_archive(directory, seen, records)
-    return EntryPointIndex(records)
+        # sys.path may hold any object; only str and os.PathLike name folders
+        item: object = os.fspath(entry) if isinstance(entry, os.PathLike) else entry
+        if not isinstance(item, str):
+            continue
+        directory = item or "."
+        try:
+            names = os.listdir(directory)
+        except NotADirectoryError:
+            if os.path.isfile(directory):
+                _scan_archive(directory, seen, raw)
+            continue
+        except OSError:
+            continue
+        _scan_directory(directory, names, seen, raw)
+    return EntryPointIndex._from_raw(raw)
 
 
 _lock = threading.Lock()
-_cached: tuple[tuple[str, ...], EntryPointIndex] | None = None
+_cached: tuple[tuple[object, ...], EntryPointIndex] | None = None
+
+
+def _cache_key(path: tuple[str, ...]) -> tuple[object, ...]:
+    """*path*, plus the working directory if one of its entries is relative."""
+    for entry in path:
+        if not isinstance(entry, str) or not os.path.isabs(entry):
+            return (*path, os.getcwd())
+    return path
 
 
 def entry_point_index() -> EntryPointIndex:
-    """Return the process's entry-point index, scanning only if ``sys.path`` changed."""
+    """Return the process's entry-point index, scanning only if ``sys.path`` changed.
+
+    Thread-safe: concurrent first calls scan once and share one index.
+    """
     global _cached
-    key = tuple(sys.path)
+    path = tuple(sys.path)
+    key = _cache_key(path)
     cached = _cached
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -217,7 +376,7 @@ def entry_point_index() -> EntryPointIndex:
         cached = _cached
         if cached is not None and cached[0] == key:
             return cached[1]
-        index = scan(key)
+        index = scan(path)
         _cached = (key, index)
         return index
 
