@@ -22,6 +22,7 @@ import enum
 import threading
 import traceback
 from collections.abc import Callable
+from types import TracebackType
 from typing import Generic, TypeVar
 
 __all__ = ["GateState", "OnceGate"]
@@ -54,6 +55,7 @@ class OnceGate(Generic[T]):
         self._owner: int | None = None
         self._result: T | None = None
         self._error: BaseException | None = None
+        self._error_tb: TracebackType | None = None
         self._first_stack: tuple[str, ...] = ()
 
     @property
@@ -92,7 +94,8 @@ class OnceGate(Generic[T]):
                 return self._result
             if state is GateState.FAILED:
                 assert self._error is not None
-                raise self._error
+                # the same object, with its first traceback (not one grown per call)
+                raise self._error.with_traceback(self._error_tb)
             if state is GateState.RUNNING:  # re-entered from the owning thread
                 return None
             self._state = GateState.RUNNING
@@ -102,6 +105,7 @@ class OnceGate(Generic[T]):
                 result = self._step()
             except BaseException as exc:
                 self._error = exc
+                self._error_tb = exc.__traceback__
                 self._state = GateState.FAILED
                 raise
             finally:
@@ -116,4 +120,5 @@ class OnceGate(Generic[T]):
             self._state = GateState.PENDING
             self._result = None
             self._error = None
+            self._error_tb = None
             self._first_stack = ()
