@@ -8,9 +8,11 @@ application each run through one :class:`OnceGate`:
   a plugin callback that triggers plugin loading again) returns at once and
   lets the outer call finish;
 * other threads wait for the running call and then see its outcome;
-* a failure is remembered and the same exception is re-raised on every
-  later call, never retried, because registrations and backend side
-  effects cannot be rolled back.
+* a failure is remembered and the same exception object (with its first
+  traceback) is re-raised on every later call, from any thread, never
+  retried, because registrations and backend side effects cannot be rolled
+  back. This holds for any ``BaseException``, ``KeyboardInterrupt``
+  included.
 
 A step must not hand activation to a second thread and join it: that thread
 would wait for the lock its own caller holds.
