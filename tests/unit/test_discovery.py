@@ -149,6 +149,7 @@ def test_scan_imports_no_plugin_module(tmp_path: Path) -> None:
     result = run_python(
         """
         import sys
+        metadata_preloaded = "importlib.metadata" in sys.modules  # by a .pth file, say
         from sglang.runtime import discovery
         from sglang.sdk.constants import ALL_ENTRY_POINT_GROUPS
 
@@ -159,6 +160,10 @@ def test_scan_imports_no_plugin_module(tmp_path: Path) -> None:
         assert list(index)  # iterating every record imports nothing either
         assert "exploding_plugin" not in sys.modules
         assert "torch" not in sys.modules
+        # without zip files on sys.path the scan never imports importlib.metadata
+        import os
+        archives = [entry for entry in sys.path if os.path.isfile(entry)]
+        assert metadata_preloaded or archives or "importlib.metadata" not in sys.modules
         print("ok")
         """,
         path=[site.root],
@@ -416,6 +421,19 @@ def test_empty_entry_means_the_working_directory(
     assert [r.dist_name for r in discovery.entry_point_index().group(GROUP)] == ["in-cwd"]
     monkeypatch.chdir(elsewhere)  # same sys.path, different meaning of ''
     assert discovery.entry_point_index().group(GROUP) == ()
+
+
+def test_odd_sys_path_entries_do_not_break_the_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    as_path = Site(tmp_path / "as-path")
+    as_path.install(Dist("path-object", entry_points={GROUP: {"p": "path_object:x"}}))
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()  # the working directory no longer exists
+    monkeypatch.setattr(sys, "path", ["", as_path.root, *sys.path])  # a Path, not a str
+    assert [r.dist_name for r in discovery.entry_point_index().group(GROUP)] == ["path-object"]
 
 
 def test_undecodable_metadata_is_replaced_not_raised(site: Site) -> None:

@@ -35,7 +35,6 @@ distributions, with these deliberate differences:
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import os
 import re
 import sys
@@ -308,7 +307,13 @@ def _scan_directory(directory: str, names: list[str], seen: set[str], raw: _RawI
 
 
 def _scan_archive(path: str, seen: set[str], raw: _RawIndex) -> None:
-    """Index a zip or ``.egg`` file on ``sys.path``, through :mod:`importlib.metadata`."""
+    """Index a zip or ``.egg`` file on ``sys.path``, through :mod:`importlib.metadata`.
+
+    Imported here, not at module level: importing it costs more than a
+    typical scan, and most ``sys.path`` entries are folders.
+    """
+    import importlib.metadata
+
     for dist in importlib.metadata.distributions(path=[path]):
         dist_name: str | None = dist.metadata["Name"]
         if not dist_name:
@@ -318,8 +323,9 @@ def _scan_archive(path: str, seen: set[str], raw: _RawIndex) -> None:
             continue
         seen.add(key)
         version = dist.version or _UNKNOWN_VERSION
-        for ep in dist.entry_points:
-            raw.setdefault(ep.group, []).append((ep.name, ep.value, dist_name, version))
+        # parsed like folders (lenient), not through dist.entry_points (strict)
+        for group, name, value in _parse_entry_points(dist.read_text("entry_points.txt") or ""):
+            raw.setdefault(group, []).append((name, value, dist_name, version))
 
 
 def scan(path: Iterable[str]) -> EntryPointIndex:
@@ -357,7 +363,11 @@ def _cache_key(path: tuple[str, ...]) -> tuple[object, ...]:
     """*path*, plus the working directory if one of its entries is relative."""
     for entry in path:
         if not isinstance(entry, str) or not os.path.isabs(entry):
-            return (*path, os.getcwd())
+            try:
+                cwd = os.getcwd()
+            except OSError:  # the working directory was removed
+                cwd = ""
+            return (*path, cwd)
     return path
 
 
