@@ -71,12 +71,13 @@ class ServeBackend:
 
     def __post_init__(self) -> None:
         version = cast("object", self.api_version)
-        if isinstance(version, bool) or version not in SUPPORTED_SERVE_BACKEND_API_VERSIONS:
+        if type(version) is not int or version not in SUPPORTED_SERVE_BACKEND_API_VERSIONS:
             supported = ", ".join(str(v) for v in sorted(SUPPORTED_SERVE_BACKEND_API_VERSIONS))
             raise ValueError(
                 f"ServeBackend api_version={version!r} is not supported by this sglang "
-                f"(supported: {supported}); upgrade sglang or build the backend "
-                f"against a supported API version"
+                f"(supported: {supported}); declare the version the backend implements "
+                f"as an int literal, for example ServeBackend(api_version=1, ...), or "
+                f"upgrade sglang if the backend targets a newer API"
             )
         if not callable(self.run):
             raise TypeError(f"ServeBackend run must be callable, got {self.run!r}")
