@@ -1,0 +1,154 @@
+"""Importing the cheap public modules never imports torch (or numpy).
+
+Each check runs in a fresh interpreter (``run_python``) with a meta-path
+watcher that records *who* first imported ``torch`` or ``numpy``, so a
+failure shows the import chain to cut.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from tests.support.dists import run_python
+
+HEAVY = ("torch", "numpy")
+
+# Every module the design promises is cheap to import. Modules added later by
+# other parts of the system are listed as they land.
+CHEAP_MODULES = [
+    "sglang",
+    "sglang.sdk",
+    "sglang.srt",
+    "sglang.srt.platforms",
+    "sglang.srt.platforms.interface",
+    "sglang.srt.platforms.device_mixin",
+    "sglang.srt.plugins",
+    "sglang.srt.plugins.hook_registry",
+    "sglang.multimodal_gen",
+    "sglang.multimodal_gen.runtime",
+    "sglang.multimodal_gen.runtime.platforms",
+    "sglang.multimodal_gen.runtime.platforms.interface",
+    "sglang.multimodal_gen.runtime.platforms.plugins",
+    "sglang.cli",
+    "sglang.cli.serve_backends",
+    "sglang.cli.main",
+    "sglang.runtime.discovery",
+]
+
+WATCH = (
+    f"_HEAVY = {HEAVY!r}\n"
+    + """
+import json, sys, traceback
+
+class _Watch:
+    stacks = {}
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name in _HEAVY and name not in cls.stacks:
+            cls.stacks[name] = "".join(traceback.format_stack()[:-1])
+        return None
+
+sys.meta_path.insert(0, _Watch)
+"""
+)
+
+REPORT = """
+print(json.dumps({
+    "loaded": sorted(name for name in _HEAVY if name in sys.modules),
+    "stacks": _Watch.stacks,
+}))
+"""
+
+
+def heavy_imports(*modules: str) -> tuple[list[str], dict[str, str]]:
+    """Import *modules* in a fresh interpreter; return the heavy modules loaded and why."""
+    body = "".join(f"import {module}\n" for module in modules)
+    result = run_python(WATCH + body + REPORT).check()
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    return report["loaded"], report["stacks"]
+
+
+def explain(loaded: list[str], stacks: dict[str, str]) -> str:
+    return "\n".join(f"{name} was imported from:\n{stacks.get(name, '?')}" for name in loaded)
+
+
+def test_the_watch_reports_a_heavy_import_and_its_importer() -> None:
+    loaded, stacks = heavy_imports("json", "numpy")
+    assert loaded == ["numpy"]
+    assert "<string>" in stacks["numpy"]
+
+
+@pytest.mark.parametrize("module", CHEAP_MODULES)
+def test_module_does_not_import_torch(module: str) -> None:
+    loaded, stacks = heavy_imports(module)
+    assert loaded == [], explain(loaded, stacks)
+
+
+def test_all_cheap_modules_together_do_not_import_torch() -> None:
+    loaded, stacks = heavy_imports(*CHEAP_MODULES)
+    assert loaded == [], explain(loaded, stacks)
+
+
+def test_sdk_imports_only_the_standard_library_and_typing_extensions() -> None:
+    code = """
+    import json, sys
+    before = set(sys.modules)
+    import sglang.sdk
+    print(json.dumps(sorted(set(sys.modules) - before)))
+    """
+    new = json.loads(run_python(code).check().stdout)
+    ours = {"sglang", "sglang._version"}
+    foreign = [
+        name
+        for name in new
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and name.split(".")[0] != "typing_extensions"
+        and name not in ours
+        and not name.startswith("sglang.sdk")
+    ]
+    assert foreign == [], f"sglang.sdk imported {foreign}"
+
+
+def console_script() -> Path:
+    script = Path(sysconfig.get_path("scripts")) / "sglang"
+    assert script.exists(), f"console script missing at {script}; run `pip install -e .`"
+    return script
+
+
+def imported_by(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run *argv* with import profiling on; return the process and the modules it imported."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    env["PYTHONPROFILEIMPORTTIME"] = "1"
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120, check=False)
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return proc, modules
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_console_script_does_not_import_torch(flag: str) -> None:
+    proc, modules = imported_by([str(console_script()), flag])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "sglang.cli.main" in modules
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"sglang {flag} imported {heavy}"
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_cli_module_does_not_import_torch(flag: str) -> None:
+    proc, modules = imported_by([sys.executable, "-X", "importtime", "-m", "sglang.cli.main", flag])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert {"argparse", "sglang.cli"} <= modules
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"python -m sglang.cli.main {flag} imported {heavy}"
