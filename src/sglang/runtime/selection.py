@@ -99,8 +99,9 @@ class _RuntimeState:
         except Exception as exc:
             cls = type(selected.platform)
             qualname = f"{cls.__module__}.{cls.__qualname__}"
-            dist = self.report.platform_dist if self.report is not None else None
-            raise PlatformInitError(errors.init_failed(self.spec, qualname, dist, exc)) from exc
+            raise PlatformInitError(
+                errors.init_failed(self.spec, qualname, selected.dist, exc)
+            ) from exc
 
     def resolve(self) -> Selected:
         selected = self.selection.run()

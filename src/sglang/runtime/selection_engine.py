@@ -47,10 +47,12 @@ class Selected:
     Attributes:
         platform: The platform instance.
         dist_name: The distribution that provided it, ``None`` for a built-in.
+        dist: ``"name version"`` of that distribution, for messages.
     """
 
     platform: object
     dist_name: str | None
+    dist: str | None = None
 
 
 def parse_allowlist(value: str | None) -> frozenset[str] | None:
@@ -254,7 +256,7 @@ def _plugin(
     logger.info(
         "%s platform: %s from %s (%s)", spec.title, report.platform_class, record.dist, reason
     )
-    return Selected(platform, record.dist_name)
+    return Selected(platform, record.dist_name, record.dist)
 
 
 def _builtin(spec: RuntimeSpec, report: ReportBuilder, key: str, reason: str) -> Selected:
