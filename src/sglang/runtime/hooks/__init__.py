@@ -1,0 +1,48 @@
+"""The hook engine, written once and instantiated per runtime.
+
+A general plugin injects behaviour into any function, method or class by
+registering hooks (BEFORE, AFTER, AROUND, REPLACE) against a target path;
+:class:`HookRegistry` records them, patches the targets on
+:meth:`~HookRegistry.apply_hooks`, re-applies after late registrations,
+undoes its patches on :meth:`~HookRegistry.restore`, and reports every hook
+with its source and status through :meth:`~HookRegistry.hooks`.
+
+Modules:
+
+* :mod:`~sglang.runtime.hooks.targets`: target paths, resolution, patching;
+* :mod:`~sglang.runtime.hooks.chain`: composition of several hooks;
+* :mod:`~sglang.runtime.hooks.aliases`: rebinding ``from x import f`` aliases;
+* :mod:`~sglang.runtime.hooks.apply`: one apply as a transaction;
+* :mod:`~sglang.runtime.hooks.registry`: the public registry;
+* :mod:`~sglang.runtime.hooks.report`: statuses, reports and errors;
+* :mod:`~sglang.runtime.hooks.source`: which plugin registered a hook.
+"""
+
+from sglang.runtime.hooks.registry import PLUGINS_LOGGER, HookRegistry
+from sglang.runtime.hooks.report import HookApplyError, HookInfo, HookStatus, format_hooks
+from sglang.runtime.hooks.source import (
+    PluginSource,
+    _current_plugin_source,
+    current_plugin_source,
+    plugin_source,
+)
+from sglang.runtime.hooks.targets import HookTargetError, TargetKind
+from sglang.sdk.hooks import HookTarget, HookType, hook_target
+
+__all__ = [
+    "PLUGINS_LOGGER",
+    "HookApplyError",
+    "HookInfo",
+    "HookRegistry",
+    "HookStatus",
+    "HookTarget",
+    "HookTargetError",
+    "HookType",
+    "PluginSource",
+    "TargetKind",
+    "_current_plugin_source",
+    "current_plugin_source",
+    "format_hooks",
+    "hook_target",
+    "plugin_source",
+]

@@ -1,0 +1,450 @@
+"""One ``apply_hooks()`` call as a transaction over a registry's state.
+
+The algorithm, for the target paths that changed since the last apply
+("dirty": new registrations, disabled hooks, restored patches):
+
+1. Take the dirty paths shallowest first, so that replacing a class
+   (``pkg.mod.Cls``) happens before its attributes (``pkg.mod.Cls.meth``)
+   are looked up, and those attributes are then patched on the class that
+   is installed by then.
+2. Locate each path (importing its module), group the paths by the
+   attribute they name, and rebuild that attribute's chain *from the
+   original* with every active hook of every path naming it. Hooks that do
+   not fit the target (an AROUND hook on a class, an unresolvable path) are
+   marked failed.
+3. Rebind module-level aliases of every rebuilt function and class in one
+   pass over ``sys.modules``.
+4. If a *required* hook failed, undo everything this apply did (patches,
+   aliases, bookkeeping) and raise :class:`HookApplyError`; best-effort
+   failures are logged once each.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sglang.runtime.discovery import normalize_dist_name
+from sglang.runtime.hooks.aliases import AliasBinding, Rebind, rebind_aliases, undo_aliases
+from sglang.runtime.hooks.chain import ChainSpec, LabeledHook, make_installed
+from sglang.runtime.hooks.report import HookApplyError, HookInfo, HookStatus
+from sglang.runtime.hooks.state import Entry, LocationKey, Patch, RegistryState
+from sglang.runtime.hooks.targets import (
+    HookTargetError,
+    Location,
+    ResolvedTarget,
+    TargetKind,
+    inspect_target,
+    install,
+    locate,
+    uninstall,
+)
+from sglang.runtime.runtimes import RuntimeSpec
+from sglang.sdk.hooks import HookType
+
+__all__ = ["Transaction", "restore_all"]
+
+_MISSING = object()
+
+
+@dataclass
+class _AliasState:
+    location: Location
+    target: ResolvedTarget
+    olds: list[object] = field(default_factory=list)
+
+
+@dataclass
+class _Snapshot:
+    dirty: set[str]
+    path_loc: dict[str, LocationKey]
+    loc_paths: dict[LocationKey, set[str]]
+    locations: dict[LocationKey, Location]
+    patches: dict[LocationKey, Patch]
+    statuses: dict[int, tuple[HookStatus, str | None, str | None]]
+
+    @classmethod
+    def take(cls, state: RegistryState) -> _Snapshot:
+        return cls(
+            dirty=set(state.dirty),
+            path_loc=dict(state.path_loc),
+            loc_paths={key: set(paths) for key, paths in state.loc_paths.items()},
+            locations=dict(state.locations),
+            patches=dict(state.patches),
+            statuses={id(e): (e.status, e.reason, e.location) for e in state.entries},
+        )
+
+
+def _is_required(entry: Entry, required: frozenset[str]) -> bool:
+    if entry.source is None:
+        return True
+    return normalize_dist_name(entry.source.dist_name) in required
+
+
+class Transaction:
+    """Apply a registry's dirty paths; roll back on a required failure."""
+
+    def __init__(
+        self,
+        state: RegistryState,
+        runtime: RuntimeSpec,
+        logger: logging.Logger,
+        required_dists: frozenset[str],
+    ) -> None:
+        self.state = state
+        self.runtime = runtime
+        self.logger = logger
+        self.required = frozenset(normalize_dist_name(d) for d in required_dists)
+        self.snapshot = _Snapshot.take(state)
+        self.journal: list[tuple[Location, object]] = []
+        self.aliases: list[AliasBinding] = []
+        self.alias_states: dict[LocationKey, _AliasState] = {}
+        self.failed: list[Entry] = []
+        self.changed: dict[int, Entry] = {}
+
+    # -- the algorithm -------------------------------------------------------
+
+    def run(self) -> tuple[HookInfo, ...]:
+        """Apply, enforce the failure policy, and report the hooks whose status changed."""
+        try:
+            self._process_dirty()
+            self._propagate_aliases()
+        except BaseException:
+            self.rollback()
+            raise
+        required_failures = [e for e in self.failed if _is_required(e, self.required)]
+        for entry in self.failed:
+            if entry not in required_failures and not entry.warned:
+                entry.warned = True
+                self.logger.warning("%s", self._best_effort_message(entry))
+        if required_failures:
+            self.rollback()
+            raise self._required_error(required_failures)
+        return tuple(entry.info() for entry in self.changed.values())
+
+    def _process_dirty(self) -> None:
+        state = self.state
+        budget = 8 * (len(state.by_path) + 1)
+        while state.dirty:
+            batch = sorted(state.dirty, key=lambda path: (path.count("."), path))
+            state.dirty.clear()
+            for path in batch:
+                state.dirty.discard(path)
+                budget -= 1
+                if budget < 0:
+                    raise RuntimeError(
+                        f"{self.runtime.title} hook application did not settle; "
+                        f"class replacements keep re-triggering each other: {sorted(state.dirty)}"
+                    )
+                self._process_path(path)
+
+    def _process_path(self, path: str) -> None:
+        state = self.state
+        entries = state.active_entries(path)
+        old_key = state.path_loc.get(path)
+        if not entries:
+            if old_key is not None:
+                self._detach(path, old_key)
+            return
+        try:
+            location = locate(entries[0].path)
+        except HookTargetError as exc:
+            for entry in entries:
+                self._fail(entry, str(exc))
+            if old_key is not None:
+                self._detach(path, old_key)
+            return
+        key = location.key
+        if old_key is not None and old_key != key:
+            self._detach(path, old_key)
+        state.path_loc[path] = key
+        state.loc_paths.setdefault(key, set()).add(path)
+        state.locations[key] = location
+        self._rebuild(key)
+
+    def _detach(self, path: str, key: LocationKey) -> None:
+        state = self.state
+        state.path_loc.pop(path, None)
+        paths = state.loc_paths.get(key)
+        if paths is not None:
+            paths.discard(path)
+        self._rebuild(key)
+
+    def _rebuild(self, key: LocationKey) -> None:
+        state = self.state
+        location = state.locations.get(key)
+        if location is None:
+            return
+        paths = state.loc_paths.get(key, set())
+        entries = sorted(
+            (entry for path in paths for entry in state.active_entries(path)),
+            key=lambda entry: entry.seq,
+        )
+        patch = state.patches.get(key)
+        current = location.owner.__dict__.get(location.name, _MISSING)
+        if patch is not None and current is not patch.installed:
+            self.logger.debug(
+                "%s was rebound outside the hook engine; its hooks now wrap the new object",
+                location.qualname,
+            )
+            del state.patches[key]
+            patch = None
+        if patch is not None:
+            target = patch.target
+        elif entries:
+            try:
+                target = inspect_target(location)
+            except HookTargetError as exc:
+                for entry in entries:
+                    self._fail(entry, str(exc))
+                return
+        else:
+            self._forget(key)
+            return
+        valid = self._validate(entries, target)
+        spec, winner = self._chain_spec(valid, target, location)
+        previous = patch.installed if patch is not None else None
+        alias_state = self._alias_state(key, location, target)
+        if spec.empty:
+            if patch is not None:
+                self._set(location, None, target)
+                del state.patches[key]
+                alias_state.olds.append(patch.installed)
+            if not paths:
+                self._forget(key)
+            return
+        installed = _installed_object(target, spec)
+        self._set(location, installed, target)
+        exclude = frozenset(entry.hook_module for entry in valid)
+        state.patches[key] = Patch(target, installed, exclude)
+        alias_state.olds.append(target.raw)
+        if previous is not None:
+            alias_state.olds.append(previous)
+        for entry in valid:
+            if entry.hook_type is HookType.REPLACE and entry is not winner:
+                continue
+            self._mark(entry, HookStatus.APPLIED, None, location.qualname)
+        if target.kind is TargetKind.CLASS:
+            self._cascade(paths)
+
+    def _validate(self, entries: list[Entry], target: ResolvedTarget) -> list[Entry]:
+        valid: list[Entry] = []
+        for entry in entries:
+            if target.kind is TargetKind.CLASS:
+                if entry.hook_type is not HookType.REPLACE:
+                    self._fail(
+                        entry,
+                        f"{target.location.qualname} is a class; a class target accepts only "
+                        "REPLACE hooks (hook a method such as '__init__' instead)",
+                    )
+                    continue
+                if not isinstance(entry.hook, type):
+                    self._fail(
+                        entry,
+                        f"{target.location.qualname} is a class; REPLACE it with a class "
+                        "(a subclass keeps isinstance()/issubclass() working), not with "
+                        f"{type(entry.hook).__name__} {entry.hook_name}",
+                    )
+                    continue
+            valid.append(entry)
+        return valid
+
+    def _chain_spec(
+        self, valid: list[Entry], target: ResolvedTarget, location: Location
+    ) -> tuple[ChainSpec, Entry | None]:
+        replaces = [entry for entry in valid if entry.hook_type is HookType.REPLACE]
+        winner = replaces[-1] if replaces else None
+        for loser in replaces[:-1]:
+            assert winner is not None
+            self._mark(
+                loser,
+                HookStatus.SUPERSEDED,
+                f"superseded by REPLACE hook {winner.hook_name} of {winner.origin}",
+                location.qualname,
+            )
+            if loser.source != winner.source:
+                pair = (loser.seq, winner.seq)
+                if pair not in self.state.warned_conflicts:
+                    self.state.warned_conflicts.add(pair)
+                    self.logger.warning(
+                        "%s: two REPLACE hooks on %s: %s of %s and %s of %s; the one "
+                        "registered last (%s) wins. Remove one plugin or list only one of "
+                        "them in %s.",
+                        self.runtime.title,
+                        location.qualname,
+                        loser.hook_name,
+                        loser.origin,
+                        winner.hook_name,
+                        winner.origin,
+                        winner.hook_name,
+                        self.runtime.plugins_env,
+                    )
+        spec = ChainSpec(
+            original=target.original,
+            befores=tuple(
+                LabeledHook(e.hook, e.label) for e in valid if e.hook_type is HookType.BEFORE
+            ),
+            arounds=tuple(e.hook for e in valid if e.hook_type is HookType.AROUND),
+            replace=winner.hook if winner is not None else None,
+            afters=tuple(e.hook for e in valid if e.hook_type is HookType.AFTER),
+            is_async=target.is_async,
+        )
+        return spec, winner
+
+    def _cascade(self, paths: set[str]) -> None:
+        """After a class changed, re-resolve every registered path inside it."""
+        prefixes = tuple(path + "." for path in paths)
+        for other, entries in self.state.by_path.items():
+            if other.startswith(prefixes) and any(entry.active for entry in entries):
+                self.state.dirty.add(other)
+
+    def _forget(self, key: LocationKey) -> None:
+        state = self.state
+        if not state.loc_paths.get(key):
+            state.loc_paths.pop(key, None)
+            state.locations.pop(key, None)
+
+    # -- recorded mutations --------------------------------------------------
+
+    def _set(self, location: Location, value: object | None, target: ResolvedTarget) -> None:
+        self.journal.append((location, location.owner.__dict__.get(location.name, _MISSING)))
+        if value is None:
+            uninstall(target)
+        else:
+            install(location, value)
+
+    def _alias_state(
+        self, key: LocationKey, location: Location, target: ResolvedTarget
+    ) -> _AliasState:
+        alias_state = self.alias_states.get(key)
+        if alias_state is None:
+            alias_state = self.alias_states[key] = _AliasState(location, target)
+        return alias_state
+
+    def _mark(
+        self, entry: Entry, status: HookStatus, reason: str | None, location: str | None
+    ) -> None:
+        entry.status = status
+        entry.reason = reason
+        entry.location = location
+        self.changed[id(entry)] = entry
+
+    def _fail(self, entry: Entry, reason: str) -> None:
+        self._mark(entry, HookStatus.FAILED, reason, entry.location)
+        self.failed.append(entry)
+
+    def _propagate_aliases(self) -> None:
+        rebinds: dict[int, Rebind] = {}
+        for key, alias_state in self.alias_states.items():
+            if not alias_state.target.kind.propagates_aliases:
+                continue
+            location = alias_state.location
+            final = location.owner.__dict__.get(location.name, _MISSING)
+            if final is _MISSING:
+                continue
+            patch = self.state.patches.get(key)
+            exclude = patch.exclude if patch is not None else frozenset()
+            for old in alias_state.olds:
+                if old is not final:
+                    rebinds[id(old)] = Rebind(old, final, location.owner, location.name, exclude)
+        self.aliases = rebind_aliases(rebinds)
+
+    def rollback(self) -> None:
+        """Undo every patch and alias this apply made and its bookkeeping."""
+        undo_aliases(self.aliases)
+        self.aliases = []
+        for location, previous in reversed(self.journal):
+            if previous is _MISSING:
+                if location.name in location.owner.__dict__:
+                    delattr(location.owner, location.name)
+            else:
+                setattr(location.owner, location.name, previous)
+        self.journal.clear()
+        state, snap = self.state, self.snapshot
+        state.dirty = snap.dirty
+        state.path_loc = snap.path_loc
+        state.loc_paths = snap.loc_paths
+        state.locations = snap.locations
+        state.patches = snap.patches
+        failed = {id(entry) for entry in self.failed}
+        for entry in state.entries:
+            saved = snap.statuses.get(id(entry))
+            if saved is not None and id(entry) not in failed:
+                entry.status, entry.reason, entry.location = saved
+
+    # -- messages --------------------------------------------------------------
+
+    def _best_effort_message(self, entry: Entry) -> str:
+        source = entry.source
+        assert source is not None
+        return (
+            f"{self.runtime.title}: skipping {entry.label}: {entry.reason}. Hooks of plugins "
+            f"outside the selected platform's distribution are best-effort, so startup "
+            f"continues without this one. Fix or upgrade {source.dist_name}, or leave "
+            f"{source.name!r} out of {self.runtime.plugins_env} to disable the plugin."
+        )
+
+    def _required_error(self, failures: list[Entry]) -> HookApplyError:
+        entry = failures[0]
+        source = entry.source
+        if source is not None:
+            why = (
+                f"Plugins of the selected platform's distribution {source.dist_name} are part "
+                "of the platform's contract, so startup stops instead of running with the "
+                "platform half-initialised"
+            )
+            fix = (
+                f"Fix or upgrade {source.dist_name}, or set {self.runtime.plugins_env} to an "
+                f"allowlist without {source.name!r} (an empty {self.runtime.plugins_env}= "
+                "disables every general plugin)"
+            )
+        else:
+            why = "Hooks registered directly, outside plugin loading, are required"
+            fix = f"Fix the target path or the hook in module {entry.hook_module}"
+        more = f" ({len(failures) - 1} more required hook(s) failed too)" if failures[1:] else ""
+        message = (
+            f"{self.runtime.title} hook application failed: {entry.label} could not be "
+            f"applied: {entry.reason}{more}. {why}; every patch of this apply was rolled "
+            f"back. {fix}."
+        )
+        return HookApplyError(message, entry.info(), tuple(e.info() for e in failures))
+
+
+def _installed_object(target: ResolvedTarget, spec: ChainSpec) -> object:
+    """The object bound on the owner: a function, a descriptor or a class."""
+    kind = target.kind
+    if kind is TargetKind.CLASS:
+        assert spec.replace is not None
+        return spec.replace
+    if kind is TargetKind.CLASSMETHOD:
+        return classmethod(make_installed(spec, kind_is_classmethod=True))
+    chain: Callable[..., Any] = make_installed(spec)
+    if kind is TargetKind.STATICMETHOD:
+        return staticmethod(chain)
+    return chain
+
+
+def restore_all(state: RegistryState) -> None:
+    """Undo every patch (and alias) of *state*; keep the registrations, now pending."""
+    rebinds: dict[int, Rebind] = {}
+    for patch in reversed(list(state.patches.values())):
+        location = patch.target.location
+        if location.owner.__dict__.get(location.name, _MISSING) is patch.installed:
+            uninstall(patch.target)
+        if patch.target.kind.propagates_aliases:
+            rebinds[id(patch.installed)] = Rebind(
+                patch.installed, patch.target.raw, location.owner, location.name, patch.exclude
+            )
+    rebind_aliases(rebinds)
+    state.patches.clear()
+    state.path_loc.clear()
+    state.loc_paths.clear()
+    state.locations.clear()
+    for entry in state.entries:
+        if entry.status in (HookStatus.APPLIED, HookStatus.SUPERSEDED):
+            entry.status, entry.reason, entry.location = HookStatus.PENDING, None, None
+    state.dirty = {
+        path for path, entries in state.by_path.items() if any(e.active for e in entries)
+    }

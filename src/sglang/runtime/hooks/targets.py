@@ -1,0 +1,329 @@
+"""Hook targets: parse a target path, find what it names, classify and patch it.
+
+A target is written in one of two forms:
+
+* dotted, ``"pkg.mod.Cls.meth"``: the longest importable prefix is the
+  module, the rest is an attribute path inside it;
+* entry-point style, ``"pkg.mod:Cls.meth"`` or ``"pkg.mod:func"``: the
+  part before the colon is the module.
+
+:func:`parse_target` only checks the syntax (registration imports
+nothing); :func:`locate` imports the module and walks to the attribute's
+owner (a module or a class); :func:`inspect_target` classifies what the
+owner holds under that name without changing anything.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+__all__ = [
+    "HookTargetError",
+    "Location",
+    "ResolvedTarget",
+    "TargetKind",
+    "TargetPath",
+    "inspect_target",
+    "locate",
+    "parse_target",
+]
+
+
+class HookTargetError(LookupError):
+    """A target path cannot be resolved to a function, method or class."""
+
+
+class TargetKind(enum.Enum):
+    """What a resolved target is; decides how it is wrapped and patched."""
+
+    FUNCTION = "function"
+    """A callable attribute of a module (usually a module-level function)."""
+
+    METHOD = "method"
+    """A plain function in a class (hooks receive ``self`` first)."""
+
+    CLASSMETHOD = "classmethod"
+    """A ``classmethod`` (hooks see the call as made on the class, without ``cls``)."""
+
+    STATICMETHOD = "staticmethod"
+    """A ``staticmethod``."""
+
+    CLASS = "class"
+    """A class (module-level or nested): only REPLACE hooks apply."""
+
+    @property
+    def propagates_aliases(self) -> bool:
+        """Whether module-level aliases of the original (``from x import f``) are rebound."""
+        return self in (TargetKind.FUNCTION, TargetKind.CLASS)
+
+
+@dataclass(frozen=True)
+class TargetPath:
+    """A syntactically valid target path; nothing imported yet.
+
+    Attributes:
+        text: The path as registered.
+        module: The module named before a colon, or ``None`` for the dotted form.
+        attrs: The attribute path after the colon, or every dotted part.
+    """
+
+    text: str
+    module: str | None
+    attrs: tuple[str, ...]
+
+    @property
+    def dotted(self) -> str:
+        """The path in dotted form: ``"pkg.mod:Cls.meth"`` becomes ``"pkg.mod.Cls.meth"``."""
+        if self.module is None:
+            return ".".join(self.attrs)
+        return ".".join((self.module, *self.attrs))
+
+    @property
+    def depth(self) -> int:
+        """How many dotted parts the path has (outer objects are patched first)."""
+        return self.dotted.count(".") + 1
+
+
+def _valid_parts(text: str) -> tuple[str, ...] | None:
+    parts = tuple(text.split("."))
+    if all(part.isidentifier() for part in parts):
+        return parts
+    return None
+
+
+def parse_target(text: str) -> TargetPath:
+    """Check a target path's syntax and split it, importing nothing.
+
+    Raises:
+        TypeError: if *text* is not a string.
+        ValueError: if *text* is not ``pkg.mod.attr[.attr...]`` or
+            ``pkg.mod:attr[.attr...]``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a hook target must be a str or a HookTarget, not {type(text).__name__}")
+    stripped = text.strip()
+    module, colon, rest = stripped.partition(":")
+    if colon:
+        module_parts = _valid_parts(module)
+        attr_parts = _valid_parts(rest)
+        if module_parts is not None and attr_parts is not None:
+            return TargetPath(text, ".".join(module_parts), attr_parts)
+    else:
+        parts = _valid_parts(stripped)
+        if parts is not None and len(parts) >= 2:
+            return TargetPath(text, None, parts)
+    raise ValueError(
+        f"invalid hook target {text!r}: write 'pkg.module.Class.method' (dotted) "
+        "or 'pkg.module:Class.method' / 'pkg.module:function' (entry-point style)"
+    )
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a target lives: ``getattr(owner, name)``.
+
+    Attributes:
+        owner: The module or class holding the attribute.
+        name: The attribute's name.
+    """
+
+    owner: object
+    name: str
+
+    @property
+    def key(self) -> tuple[int, str]:
+        """A hashable identity of the location (owner objects need not be hashable)."""
+        return (id(self.owner), self.name)
+
+    @property
+    def qualname(self) -> str:
+        """``"pkg.mod.Cls.meth"`` as the owner spells itself, for reports."""
+        owner = self.owner
+        if isinstance(owner, ModuleType):
+            return f"{owner.__name__}.{self.name}"
+        module = getattr(owner, "__module__", "?")
+        qual = getattr(owner, "__qualname__", repr(owner))
+        return f"{module}.{qual}.{self.name}"
+
+
+def _import_error(name: str, exc: BaseException) -> HookTargetError:
+    return HookTargetError(f"cannot import module {name!r}: {type(exc).__name__}: {exc}")
+
+
+def _import(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise HookTargetError(
+            f"cannot import module {name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _import_submodule(module: ModuleType, part: str) -> ModuleType | None:
+    """Import ``module.part`` if it is a submodule; ``None`` if there is no such module."""
+    full = f"{module.__name__}.{part}"
+    existing = sys.modules.get(full)
+    if isinstance(existing, ModuleType):
+        return existing
+    if not hasattr(module, "__path__"):
+        return None
+    try:
+        return importlib.import_module(full)
+    except ModuleNotFoundError as exc:
+        if exc.name == full:
+            return None
+        raise HookTargetError(
+            f"cannot import module {full!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    except Exception as exc:
+        raise HookTargetError(
+            f"cannot import module {full!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def locate(path: TargetPath) -> Location:
+    """Import the target's module and return the owner of its last attribute.
+
+    Raises:
+        HookTargetError: if a module cannot be imported, an attribute on the
+            way is missing, or the owner is neither a module nor a class.
+    """
+    if path.module is not None:
+        owner: object = _import(path.module)
+        attrs = path.attrs
+    else:
+        module = _import(path.attrs[0])
+        index = 1
+        while index < len(path.attrs) - 1:
+            part = path.attrs[index]
+            value = module.__dict__.get(part)
+            if value is not None and not isinstance(value, ModuleType):
+                break  # an attribute of the module, not a submodule
+            submodule = value if isinstance(value, ModuleType) else None
+            if submodule is None:
+                submodule = _import_submodule(module, part)
+            if submodule is None:
+                break
+            module = submodule
+            index += 1
+        owner = module
+        attrs = path.attrs[index:]
+    for part in attrs[:-1]:
+        try:
+            owner = getattr(owner, part)
+        except AttributeError as exc:
+            what = "attribute or submodule" if isinstance(owner, ModuleType) else "attribute"
+            raise HookTargetError(f"{_describe(owner)} has no {what} {part!r}") from exc
+    if not isinstance(owner, ModuleType | type):
+        raise HookTargetError(
+            f"{attrs[-1]!r} must live on a module or a class, not on {_describe(owner)}"
+        )
+    return Location(owner, attrs[-1])
+
+
+def _describe(obj: object) -> str:
+    if isinstance(obj, ModuleType):
+        return f"module {obj.__name__!r}"
+    if isinstance(obj, type):
+        return f"class {obj.__module__}.{obj.__qualname__}"
+    return f"{type(obj).__name__} object"
+
+
+@dataclass(frozen=True)
+class ResolvedTarget:
+    """A located target, classified; the state needed to patch and restore it.
+
+    Attributes:
+        location: Where the target lives.
+        kind: What it is.
+        original: The callable hooks wrap: the function (for methods, the
+            plain function; for class- and static methods, ``__func__``) or
+            the class.
+        raw: What the owner itself holds under the name (restored on undo),
+            or the inherited attribute when :attr:`own` is false.
+        own: Whether the owner holds the name itself (``False``: inherited
+            from a base class, or provided by a module ``__getattr__``).
+        is_async: Whether :attr:`original` is an ``async def`` function.
+    """
+
+    location: Location
+    kind: TargetKind
+    original: Callable[..., Any]
+    raw: object
+    own: bool
+    is_async: bool
+
+
+def inspect_target(location: Location) -> ResolvedTarget:
+    """Classify what *location* holds now.
+
+    Raises:
+        HookTargetError: if the attribute is missing or is not a function,
+            method or class.
+    """
+    owner, name = location.owner, location.name
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if name in klass.__dict__:
+                raw: object = klass.__dict__[name]
+                own = klass is owner
+                break
+        else:
+            raise HookTargetError(f"{_describe(owner)} has no attribute {name!r}")
+        if isinstance(raw, staticmethod):
+            kind, original = TargetKind.STATICMETHOD, raw.__func__
+        elif isinstance(raw, classmethod):
+            kind, original = TargetKind.CLASSMETHOD, raw.__func__
+        elif isinstance(raw, type):
+            kind, original = TargetKind.CLASS, raw
+        elif callable(raw):
+            kind, original = TargetKind.METHOD, raw
+        else:
+            raise HookTargetError(
+                f"{location.qualname} is a {type(raw).__name__}, not a function, method or class"
+            )
+    else:
+        assert isinstance(owner, ModuleType)
+        own = name in owner.__dict__
+        try:
+            raw = owner.__dict__[name] if own else getattr(owner, name)
+        except AttributeError as exc:
+            raise HookTargetError(f"{_describe(owner)} has no attribute {name!r}") from exc
+        if isinstance(raw, type):
+            kind, original = TargetKind.CLASS, raw
+        elif callable(raw):
+            kind, original = TargetKind.FUNCTION, raw
+        else:
+            raise HookTargetError(
+                f"{location.qualname} is a {type(raw).__name__}, not a function or class"
+            )
+    is_async = kind is not TargetKind.CLASS and inspect.iscoroutinefunction(original)
+    return ResolvedTarget(location, kind, original, raw, own, is_async)
+
+
+def current_value(location: Location) -> object:
+    """What the owner itself holds under the name now (a sentinel-free lookup)."""
+    return location.owner.__dict__.get(location.name, _MISSING)
+
+
+_MISSING = object()
+
+
+def install(location: Location, value: object) -> None:
+    """Bind *value* on the owner (on the named class itself, never on a base)."""
+    setattr(location.owner, location.name, value)
+
+
+def uninstall(target: ResolvedTarget) -> None:
+    """Put back what the owner held before the first patch."""
+    if target.own:
+        setattr(target.location.owner, target.location.name, target.raw)
+    elif target.location.name in target.location.owner.__dict__:
+        delattr(target.location.owner, target.location.name)

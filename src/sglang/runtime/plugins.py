@@ -1,0 +1,454 @@
+"""General-plugin loading, written once for both runtimes.
+
+One :class:`RuntimePlugins` per runtime (see :func:`runtime_plugins`) owns
+that runtime's :class:`~sglang.runtime.hooks.HookRegistry` and two
+activation steps, each run once per process through an
+:class:`~sglang.runtime.gate.OnceGate`:
+
+* **registration** (:meth:`RuntimePlugins.register_plugins`): read the
+  runtime's general-plugin entry points, keep those allowed by
+  ``SGLANG_PLUGINS`` and not shipped by an unselected platform
+  distribution, import each and run its callback with
+  :data:`~sglang.runtime.hooks.source._current_plugin_source` set, so every
+  hook it registers records the plugin and distribution;
+* **application** (:meth:`RuntimePlugins.apply_plugin_hooks`): register
+  first if needed, then resolve and patch the targets.
+
+SRT's ``load_plugins()`` runs both; diffusion's ``load_plugins()`` runs the
+first and ``apply_plugin_hooks()`` the second.
+
+Failure policy: a plugin of the selected platform's distribution is part of
+that platform's contract, so a failure to import it, in its callback or in
+applying its hooks aborts startup with a :class:`PluginLoadError` (or
+:class:`~sglang.runtime.hooks.HookApplyError`) naming the plugin, the
+distribution, what failed and how to fix it. Any other plugin is
+best-effort: it is skipped with one WARNING on the ``sglang.plugins``
+logger carrying the same facts.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+from sglang.runtime.discovery import EntryPointRecord, entry_point_index, normalize_dist_name
+from sglang.runtime.gate import OnceGate
+from sglang.runtime.hooks import (
+    PLUGINS_LOGGER,
+    HookInfo,
+    HookRegistry,
+    PluginSource,
+    _current_plugin_source,
+    plugin_source,
+)
+from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
+
+__all__ = [
+    "PlatformDists",
+    "PluginLoadError",
+    "PluginOutcome",
+    "PluginPolicy",
+    "PluginStage",
+    "PluginState",
+    "RuntimePlugins",
+    "_current_plugin_source",
+    "load_group",
+    "parse_allowlist",
+    "reset_all_for_tests",
+    "runtime_plugins",
+    "spec_for_group",
+]
+
+
+class PluginStage(enum.Enum):
+    """The step of loading a general plugin."""
+
+    LOAD = "load"
+    """Importing the entry point's module and looking up its callback."""
+
+    CALLBACK = "callback"
+    """Running the callback (which registers hooks)."""
+
+    APPLY = "apply"
+    """Applying the hooks it registered."""
+
+
+class PluginState(enum.Enum):
+    """What registration did with one general-plugin entry point."""
+
+    LOADED = "loaded"
+    """Imported, and its callback ran."""
+
+    NOT_ALLOWED = "not allowed"
+    """Left out by the ``SGLANG_PLUGINS`` allowlist."""
+
+    EXCLUDED = "excluded"
+    """Shipped by a platform distribution other than the selected one."""
+
+    FAILED = "failed"
+    """Best-effort plugin skipped after a failure (a WARNING was logged)."""
+
+
+@dataclass(frozen=True)
+class PluginOutcome:
+    """One general-plugin entry point and what registration did with it.
+
+    Attributes:
+        source: The plugin: entry-point name, distribution, version, group.
+        value: The entry point's object reference (``"pkg.mod:register"``).
+        state: Loaded, not allowed, excluded or failed.
+        required: Whether it belongs to the selected platform's distribution.
+        stage: The failed step, for :attr:`PluginState.FAILED`.
+        error: The failure, for :attr:`PluginState.FAILED`.
+    """
+
+    source: PluginSource
+    value: str
+    state: PluginState
+    required: bool
+    stage: PluginStage | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class PluginPolicy:
+    """Which general plugins load, and whose failures abort startup.
+
+    Attributes:
+        allowlist: The ``SGLANG_PLUGINS`` names, or ``None`` (unset: all).
+        selected_dist: The distribution that provided the selected platform
+            (``None``: a built-in platform, or selection not needed).
+        excluded_dists: Platform distributions other than the selected one;
+            their general plugins are skipped.
+    """
+
+    allowlist: frozenset[str] | None
+    selected_dist: str | None
+    excluded_dists: frozenset[str]
+
+    @property
+    def required_dists(self) -> frozenset[str]:
+        """The distributions whose plugins must load and apply (the selected one)."""
+        return frozenset() if self.selected_dist is None else frozenset({self.selected_dist})
+
+
+class PluginLoadError(RuntimeError):
+    """A required general plugin failed to import or in its callback; startup stops.
+
+    Attributes:
+        source: The plugin.
+        stage: The step that failed.
+    """
+
+    def __init__(self, message: str, source: PluginSource, stage: PluginStage) -> None:
+        super().__init__(message)
+        self.source = source
+        self.stage = stage
+
+
+class PlatformDists(Protocol):
+    """Where the loader learns the platform distributions (platform selection)."""
+
+    def selected(self, spec: RuntimeSpec) -> str | None:
+        """The distribution of the selected platform (selecting if needed); ``None``: built-in."""
+        ...
+
+    def installed(self, spec: RuntimeSpec) -> frozenset[str]:
+        """Every distribution declaring a platform entry point of *spec*."""
+        ...
+
+
+class _SelectionDists:
+    """:class:`PlatformDists` backed by :mod:`sglang.runtime.selection`."""
+
+    def selected(self, spec: RuntimeSpec) -> str | None:
+        from sglang.runtime.selection import selected_platform_dist
+
+        return selected_platform_dist(spec)
+
+    def installed(self, spec: RuntimeSpec) -> frozenset[str]:
+        from sglang.runtime.selection import platform_dists
+
+        return platform_dists(spec)
+
+
+def parse_allowlist(value: str | None) -> frozenset[str] | None:
+    """Parse ``SGLANG_PLUGINS``: ``None`` when unset (all allowed); empty allows nothing."""
+    if value is None:
+        return None
+    return frozenset(item.strip() for item in value.split(",") if item.strip())
+
+
+_logger = logging.getLogger(PLUGINS_LOGGER)
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def load_group(
+    spec: RuntimeSpec,
+    registry: HookRegistry,
+    *,
+    group: str | None = None,
+    policy: PluginPolicy,
+) -> tuple[PluginOutcome, ...]:
+    """Import every allowed general plugin of *group* and run its callback.
+
+    Args:
+        spec: The runtime (names it in messages, gives the allowlist variable).
+        registry: Where the callbacks' hooks go (failed plugins' hooks are
+            disabled there).
+        group: The entry-point group; *spec*'s general-plugin group by default.
+        policy: The allowlist, exclusions and the required distribution.
+
+    Returns:
+        One outcome per entry point of the group, in discovery order.
+
+    Raises:
+        PluginLoadError: a plugin of the selected platform's distribution
+            failed to import or in its callback.
+    """
+    records = entry_point_index().group(group or spec.plugins_group)
+    excluded = frozenset(normalize_dist_name(d) for d in policy.excluded_dists)
+    required = frozenset(normalize_dist_name(d) for d in policy.required_dists)
+    outcomes: list[PluginOutcome] = []
+    for record in records:
+        source = PluginSource(record.name, record.dist_name, record.dist_version, record.group)
+        dist = normalize_dist_name(record.dist_name)
+        is_required = dist in required
+        if policy.allowlist is not None and record.name not in policy.allowlist:
+            _logger.debug("%s: %s not in %s", spec.title, source.describe(), spec.plugins_env)
+            outcomes.append(PluginOutcome(source, record.value, PluginState.NOT_ALLOWED, False))
+            continue
+        if dist in excluded and not is_required:
+            _logger.debug("%s: %s ships an unselected platform", spec.title, source.describe())
+            outcomes.append(PluginOutcome(source, record.value, PluginState.EXCLUDED, False))
+            continue
+        outcomes.append(_load_one(spec, registry, record, source, is_required))
+    return tuple(outcomes)
+
+
+def _load_one(
+    spec: RuntimeSpec,
+    registry: HookRegistry,
+    record: EntryPointRecord,
+    source: PluginSource,
+    required: bool,
+) -> PluginOutcome:
+    with plugin_source(source):
+        try:
+            callback = record.load()
+            if not callable(callback):
+                raise TypeError(
+                    f"{record.value} is a {type(callback).__name__}, not a callable "
+                    "(a general-plugin entry point must name an argument-less function)"
+                )
+        except Exception as exc:
+            return _failed(spec, registry, record, source, required, PluginStage.LOAD, exc)
+        try:
+            callback()
+        except Exception as exc:
+            return _failed(spec, registry, record, source, required, PluginStage.CALLBACK, exc)
+    _logger.debug("%s: loaded %s", spec.title, source.describe())
+    return PluginOutcome(source, record.value, PluginState.LOADED, required)
+
+
+def _failed(
+    spec: RuntimeSpec,
+    registry: HookRegistry,
+    record: EntryPointRecord,
+    source: PluginSource,
+    required: bool,
+    stage: PluginStage,
+    exc: Exception,
+) -> PluginOutcome:
+    what = (
+        f"importing {record.value}" if stage is PluginStage.LOAD else f"its callback {record.value}"
+    )
+    error = _error_text(exc)
+    registry.disable_source(source, f"plugin failed in {what}: {error}")
+    if required:
+        raise PluginLoadError(
+            f"{spec.title} startup aborted: general plugin {record.name!r} of distribution "
+            f"{record.dist} (the selected platform's distribution) failed in {what}: {error}. "
+            "Plugins of the selected platform's distribution are part of its contract, so "
+            "startup stops instead of leaving the platform half-initialised. Fix or reinstall "
+            f"{record.dist_name}, or set {spec.plugins_env} to an allowlist without "
+            f"{record.name!r} to disable it.",
+            source,
+            stage,
+        ) from exc
+    _logger.warning(
+        "%s: skipping general plugin %r of distribution %s: %s failed: %s. Plugins outside "
+        "the selected platform's distribution are best-effort, so startup continues "
+        "without it. Fix or upgrade %s, or leave %r out of %s to silence this warning.",
+        spec.title,
+        record.name,
+        record.dist,
+        what,
+        error,
+        record.dist_name,
+        record.name,
+        spec.plugins_env,
+    )
+    return PluginOutcome(source, record.value, PluginState.FAILED, False, stage, error)
+
+
+class RuntimePlugins:
+    """The general plugins of one runtime: its registry and its two gated steps.
+
+    Args:
+        spec: The runtime.
+        registry: The hook registry (a new one by default).
+        platform_dists: Where the platform distributions come from
+            (:mod:`sglang.runtime.selection` by default).
+    """
+
+    def __init__(
+        self,
+        spec: RuntimeSpec,
+        *,
+        registry: HookRegistry | None = None,
+        platform_dists: PlatformDists | None = None,
+    ) -> None:
+        self.spec = spec
+        self.registry = registry if registry is not None else HookRegistry(spec)
+        self._dists: PlatformDists = (
+            platform_dists if platform_dists is not None else _SelectionDists()
+        )
+        self._policy: PluginPolicy | None = None
+        self._outcomes: tuple[PluginOutcome, ...] = ()
+        self.registration: OnceGate[tuple[PluginOutcome, ...]] = OnceGate(
+            f"{spec.title} general-plugin registration", self._register
+        )
+        self.application: OnceGate[tuple[HookInfo, ...]] = OnceGate(
+            f"{spec.title} general-plugin hook application", self._apply
+        )
+
+    def __repr__(self) -> str:
+        return f"<RuntimePlugins {self.spec.name}: {self.registration.state.value}>"
+
+    # -- policy ------------------------------------------------------------------
+
+    def policy(self) -> PluginPolicy:
+        """The allowlist, the selected and the excluded distributions.
+
+        Computed at registration (selecting the platform if a plugin could be
+        affected); before that, computed on demand and not cached.
+        """
+        if self._policy is not None:
+            return self._policy
+        return self._compute_policy()
+
+    def _compute_policy(self) -> PluginPolicy:
+        allowlist = parse_allowlist(os.environ.get(self.spec.plugins_env))
+        candidates = [
+            record
+            for record in entry_point_index().group(self.spec.plugins_group)
+            if allowlist is None or record.name in allowlist
+        ]
+        installed = self._dists.installed(self.spec) if candidates else frozenset()
+        # No plugin to load, or no platform distribution: nothing to exclude or
+        # require, so the platform need not be selected (no hardware probing).
+        selected = self._dists.selected(self.spec) if installed else None
+        excluded = frozenset(
+            dist
+            for dist in installed
+            if selected is None or normalize_dist_name(dist) != normalize_dist_name(selected)
+        )
+        return PluginPolicy(allowlist, selected, excluded)
+
+    # -- the steps ---------------------------------------------------------------
+
+    def _register(self) -> tuple[PluginOutcome, ...]:
+        policy = self._policy = self._compute_policy()
+        self.registry.set_required_dists(policy.required_dists)
+        self._outcomes = load_group(self.spec, self.registry, policy=policy)
+        return self._outcomes
+
+    def _apply(self) -> tuple[HookInfo, ...]:
+        self.registration.run()
+        self.registry.apply_hooks()
+        return self.registry.hooks()
+
+    def _inside_a_step(self) -> bool:
+        return self.registration.is_reentrant() or self.application.is_reentrant()
+
+    def register_plugins(self) -> tuple[PluginOutcome, ...]:
+        """Run registration once per process; return its outcomes.
+
+        A call from inside a plugin callback returns at once (the outer call
+        finishes the step); other threads wait for the first.
+
+        Raises:
+            PluginLoadError: a required plugin failed (now or on an earlier
+                call; the same exception is raised again).
+        """
+        self.registration.run()
+        return self._outcomes
+
+    def apply_plugin_hooks(self) -> tuple[HookInfo, ...]:
+        """Register if needed, then apply the hooks, once per process.
+
+        Returns:
+            Every registered hook with its status.
+
+        Raises:
+            PluginLoadError: a required plugin failed to load.
+            HookApplyError: a required hook failed to apply (its apply was
+                rolled back).
+        """
+        if self._inside_a_step():
+            return ()
+        self.application.run()
+        return self.registry.hooks()
+
+    def load_plugins(self) -> tuple[HookInfo, ...]:
+        """SRT's single step: register and apply (see :meth:`apply_plugin_hooks`)."""
+        if self._inside_a_step():
+            return ()
+        self.registration.run()
+        return self.apply_plugin_hooks()
+
+    def outcomes(self) -> tuple[PluginOutcome, ...]:
+        """What registration did with each entry point (empty before it ran)."""
+        return self._outcomes
+
+    def reset(self, *, restore: bool = True) -> None:
+        """Forget both steps and every hook; undo patches with *restore*. For tests only."""
+        self.registration.reset()
+        self.application.reset()
+        self.registry.reset(restore=restore)
+        self._policy = None
+        self._outcomes = ()
+
+
+_runtimes: dict[RuntimeSpec, RuntimePlugins] = {}
+_runtimes_lock = threading.Lock()
+
+
+def runtime_plugins(spec: RuntimeSpec) -> RuntimePlugins:
+    """Return the process's :class:`RuntimePlugins` of *spec* (created on first use)."""
+    plugins = _runtimes.get(spec)
+    if plugins is None:
+        with _runtimes_lock:
+            plugins = _runtimes.get(spec)
+            if plugins is None:
+                plugins = _runtimes[spec] = RuntimePlugins(spec)
+    return plugins
+
+
+def spec_for_group(group: str) -> RuntimeSpec:
+    """The runtime whose general-plugin group is *group* (SRT for any other group)."""
+    return DIFFUSION if group == DIFFUSION.plugins_group else SRT
+
+
+def reset_all_for_tests(*, restore: bool = True) -> None:
+    """Reset both runtimes' plugin state (:meth:`RuntimePlugins.reset`). Tests only."""
+    for plugins in list(_runtimes.values()):
+        plugins.reset(restore=restore)
