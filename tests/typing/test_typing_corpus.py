@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.dists import run_python
+
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 MARKER = re.compile(r"#\s*expect-error\s*$")
 CHECKERS = ("mypy", "pyright")
@@ -185,6 +187,13 @@ def test_case(name: str, checker: str, request: pytest.FixtureRequest) -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("name", OK_CASES)
+def test_ok_case_runs(name: str) -> None:
+    """What the checkers accept also runs: typing and runtime validation agree."""
+    code = f"import runpy; runpy.run_path({str(CASES_DIR / name)!r}, run_name='corpus_case')"
+    run_python(code).check()
+
+
 def test_no_diagnostics_outside_the_cases(
     mypy_diagnostics: Diagnostics, pyright_diagnostics: Diagnostics
 ) -> None:
@@ -232,6 +241,8 @@ def test_required_mistakes_are_covered(required: str) -> None:
         "sglang.multimodal_gen.runtime.platforms",
         "sglang.multimodal_gen.runtime.platforms.interface",
         "sglang.cli.serve_backends",
+        "sglang.srt.plugins.hook_registry",
+        "sglang.multimodal_gen.runtime.platforms.plugins",
     ],
 )
 def test_ok_cases_import_every_documented_path(path: str) -> None:
