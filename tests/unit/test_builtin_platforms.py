@@ -30,7 +30,7 @@ from sglang.runtime.builtin.ops import (
 from sglang.runtime.discovery import EntryPointIndex
 from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
 from sglang.runtime.selection_engine import select
-from sglang.runtime.selection_report import ReportBuilder
+from sglang.runtime.selection_record import ReportBuilder
 from sglang.sdk.device import DeviceCapability
 from sglang.sdk.device import PlatformEnum as SRTEnum
 from sglang.sdk.diffusion import Platform

@@ -24,7 +24,7 @@ from sglang.runtime.selection import (
 )
 from sglang.runtime.selection_classes import import_qualname
 from sglang.runtime.selection_engine import Selected, parse_allowlist, select
-from sglang.runtime.selection_report import CallbackStatus, ReportBuilder, SelectionMode
+from sglang.runtime.selection_record import CallbackStatus, ReportBuilder, SelectionMode
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from tests.integration.test_selection_support import plugin
 from tests.support.dists import Dist, Site
@@ -94,12 +94,12 @@ def test_explicit_and_auto_in_process(site: Site) -> None:
     assert result.dist_name == "inproc-dist"
     assert result.dist == "inproc-dist 1.0"
     assert report.mode is SelectionMode.EXPLICIT
-    assert [c.name for c in report.callbacks] == ["inproc"]
+    assert [record.name for record, *_ in report.callbacks] == ["inproc"]
 
     result, report = run(SRT, {})
     assert result.dist_name == "inproc-dist"
     assert report.mode is SelectionMode.AUTO
-    statuses = {c.name: c.status for c in report.callbacks}
+    statuses = {record.name: status for record, status, _, _ in report.callbacks}
     assert statuses == {"inproc": CallbackStatus.ACTIVATED, "idle": CallbackStatus.DECLINED}
     frozen = report.freeze()
     assert frozen.ok

@@ -23,32 +23,24 @@ from typing import TYPE_CHECKING
 
 from sglang.runtime import selection_errors as errors
 from sglang.runtime.discovery import entry_point_index
-from sglang.runtime.gate import OnceGate
+from sglang.runtime.gate import GateState, OnceGate
 from sglang.runtime.runtimes import RuntimeSpec
 from sglang.runtime.selection_errors import (
     PlatformContractError,
     PlatformInitError,
     PlatformSelectionError,
 )
-from sglang.runtime.selection_report import (
-    CallbackOutcome,
-    CallbackStatus,
-    ReportBuilder,
-    SelectionMode,
-    SelectionReport,
-)
+from sglang.runtime.selection_record import ReportBuilder
 
 if TYPE_CHECKING:
+    from sglang.runtime.builtin.families import ProbeContext
     from sglang.runtime.selection_engine import Selected
+    from sglang.runtime.selection_report import SelectionReport
 
 __all__ = [
-    "CallbackOutcome",
-    "CallbackStatus",
     "PlatformContractError",
     "PlatformInitError",
     "PlatformSelectionError",
-    "SelectionMode",
-    "SelectionReport",
     "initialize_current_platform",
     "platform_dists",
     "reset_selection",
@@ -58,13 +50,20 @@ __all__ = [
 ]
 
 
+def _real_probe_context() -> ProbeContext:
+    from sglang.runtime.builtin.families import ProbeContext
+
+    return ProbeContext.real()
+
+
 class _RuntimeState:
     """The selection and initialisation gates of one runtime in this process."""
 
     def __init__(self, spec: RuntimeSpec) -> None:
         self.spec = spec
         self.builder = ReportBuilder(spec)
-        self.report: SelectionReport | None = None
+        self.failure: BaseException | None = None
+        self._report: SelectionReport | None = None
         self.selection: OnceGate[Selected] = OnceGate(
             f"{spec.title} platform selection", self._select
         )
@@ -73,23 +72,20 @@ class _RuntimeState:
         )
 
     def _select(self) -> Selected:
-        from sglang.runtime.builtin.families import ProbeContext
         from sglang.runtime.selection_engine import select
 
         self.builder = builder = ReportBuilder(self.spec)
         try:
-            selected = select(
+            return select(
                 self.spec,
                 builder,
                 environ=os.environ,
                 index=entry_point_index(),
-                probe_context=ProbeContext.real,
+                probe_context=_real_probe_context,
             )
         except BaseException as exc:
-            self.report = builder.freeze(error=exc, first_stack=self.selection.first_stack)
+            self.failure = exc
             raise
-        self.report = builder.freeze(first_stack=self.selection.first_stack)
-        return selected
 
     def _initialize(self) -> None:
         selected = self.resolve()
@@ -115,11 +111,23 @@ class _RuntimeState:
             raise PlatformSelectionError(errors.reentrant(self.spec, source))
         return selected
 
+    def report(self) -> SelectionReport | None:
+        """Freeze the builder once selection has finished (``None`` before)."""
+        if self.selection.state not in (GateState.DONE, GateState.FAILED):
+            return None
+        with _states_lock:
+            if self._report is None:
+                self._report = self.builder.freeze(
+                    error=self.failure, first_stack=self.selection.first_stack
+                )
+            return self._report
+
     def reset(self) -> None:
         self.selection.reset()
         self.init.reset()
         self.builder = ReportBuilder(self.spec)
-        self.report = None
+        self.failure = None
+        self._report = None
 
 
 _states: dict[RuntimeSpec, _RuntimeState] = {}
@@ -198,7 +206,7 @@ def selection_report(spec: RuntimeSpec, *, resolve: bool = True) -> SelectionRep
     if resolve:
         with contextlib.suppress(Exception):  # the report carries the error
             state.resolve()
-    return state.report
+    return state.report()
 
 
 def reset_selection(spec: RuntimeSpec) -> None:

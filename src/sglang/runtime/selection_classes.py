@@ -115,11 +115,11 @@ def build_platform(
         found = getattr(cls, "_enum", None)
         if found is not spec.oot_enum:
             raise PlatformContractError(errors.wrong_enum(spec, source, shown, found, dist_name))
-    required = _required_parameters(cls)
     try:
         instance = cls()
     except TypeError as exc:
-        if required:
+        # inspect.signature is slow (it may compile a regex): error path only
+        if _required_parameters(cls):
             raise PlatformContractError(
                 errors.needs_arguments(source, shown, exc, dist_name)
             ) from exc

@@ -21,28 +21,32 @@ wrapper is :mod:`sglang.runtime.selection`.
 
 from __future__ import annotations
 
-import logging
+import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from sglang.runtime import selection_errors as errors
-from sglang.runtime.builtin.families import ProbeContext, probe_families
-from sglang.runtime.discovery import EntryPointIndex, EntryPointRecord
-from sglang.runtime.runtimes import RuntimeSpec
 from sglang.runtime.selection_classes import build_platform
 from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
-from sglang.runtime.selection_report import CallbackStatus, ReportBuilder, SelectionMode
+from sglang.runtime.selection_record import CallbackStatus, SelectionMode
 
-__all__ = ["Selected", "parse_allowlist", "select"]
+if TYPE_CHECKING:
+    from sglang.runtime.builtin.families import ProbeContext
+    from sglang.runtime.discovery import EntryPointIndex, EntryPointRecord
+    from sglang.runtime.runtimes import RuntimeSpec
+    from sglang.runtime.selection_record import ReportBuilder
 
-logger = logging.getLogger("sglang.runtime.selection")
+__all__ = ["LOGGER_NAME", "Selected", "parse_allowlist", "select"]
+
+LOGGER_NAME = "sglang.runtime.selection"
+"""The logger selection reports to (INFO: the choice; WARNING: a failed probe)."""
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
+_INFO, _WARNING = 20, 30  # logging.INFO, logging.WARNING
 
 
-@dataclass(frozen=True)
-class Selected:
-    """A selected platform.
+class Selected(NamedTuple):
+    """A selected platform (a named tuple: cheap to define at import time).
 
     Attributes:
         platform: The platform instance.
@@ -63,6 +67,19 @@ def parse_allowlist(value: str | None) -> frozenset[str] | None:
     if value is None:
         return None
     return frozenset(item.strip() for item in value.split(",") if item.strip())
+
+
+def _log(level: int, message: str, *args: object) -> None:
+    """Log to :data:`LOGGER_NAME` without importing :mod:`logging` just for INFO.
+
+    Until something imports :mod:`logging`, no handler can be configured, so
+    an INFO record would be dropped anyway; warnings always go out.
+    """
+    if level < _WARNING and "logging" not in sys.modules:
+        return
+    import logging
+
+    logging.getLogger(LOGGER_NAME).log(level, message, *args)
 
 
 def _is_true(value: str | None) -> bool:
@@ -181,12 +198,15 @@ def _fallback(
         if family is not None:
             by_family[family] = key
     if by_family:
+        from sglang.runtime.builtin.families import probe_families
+
         report.activity = "probing the built-in platforms' hardware"
         outcomes = probe_families(by_family, probe_context())
         report.probes = outcomes
         for outcome in outcomes:
             if outcome.error is not None:
-                logger.warning(
+                _log(
+                    _WARNING,
                     "%s platform probe %r failed and counts as unavailable: %s",
                     spec.title,
                     outcome.family,
@@ -253,8 +273,13 @@ def _plugin(
     report.platform_dist = record.dist_name
     report.platform_entry_point = record.name
     report.reason = reason
-    logger.info(
-        "%s platform: %s from %s (%s)", spec.title, report.platform_class, record.dist, reason
+    _log(
+        _INFO,
+        "%s platform: %s from %s (%s)",
+        spec.title,
+        report.platform_class,
+        record.dist,
+        reason,
     )
     return Selected(platform, record.dist_name, record.dist)
 
@@ -267,5 +292,5 @@ def _builtin(spec: RuntimeSpec, report: ReportBuilder, key: str, reason: str) ->
     )
     report.platform_class = f"{cls.__module__}.{cls.__qualname__}"
     report.reason = reason
-    logger.info("%s platform: built-in %s (%s)", spec.title, report.platform_class, reason)
+    _log(_INFO, "%s platform: built-in %s (%s)", spec.title, report.platform_class, reason)
     return Selected(platform, None)

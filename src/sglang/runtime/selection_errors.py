@@ -9,11 +9,12 @@ there too.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from sglang.runtime.discovery import EntryPointRecord
-from sglang.runtime.runtimes import RuntimeSpec
+if TYPE_CHECKING:
+    from sglang.runtime.discovery import EntryPointRecord
+    from sglang.runtime.runtimes import RuntimeSpec
 
 __all__ = [
     "PlatformContractError",
@@ -42,6 +43,8 @@ def format_exception(exc: BaseException) -> str:
 
 def format_traceback(exc: BaseException) -> str:
     """Return the full traceback of *exc*, as Python prints it."""
+    import traceback
+
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip()
 
 

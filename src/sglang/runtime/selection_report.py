@@ -2,54 +2,29 @@
 
 Selection records every step it takes (which activation callbacks ran and
 what each returned, which built-in probes ran, which platform was chosen and
-why) in a :class:`ReportBuilder`; the finished, frozen
-:class:`SelectionReport` is what ``sglang plugins`` prints and what
-:func:`sglang.runtime.selection.selection_report` returns, also when
-selection failed.
+why) in a :class:`~sglang.runtime.selection_record.ReportBuilder`; the
+finished, frozen :class:`SelectionReport` is what ``sglang plugins`` prints
+and what :func:`sglang.runtime.selection.selection_report` returns, also
+when selection failed. This module is imported only when a report is asked
+for, so that selecting a platform does not pay for defining it.
 """
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sglang.runtime.builtin.families import ProbeOutcome
-from sglang.runtime.discovery import EntryPointRecord
-from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.selection_record import CallbackStatus, SelectionMode
+
+if TYPE_CHECKING:
+    from sglang.runtime.builtin.families import ProbeOutcome
 
 __all__ = [
     "CallbackOutcome",
     "CallbackStatus",
-    "ReportBuilder",
     "SelectionMode",
     "SelectionReport",
 ]
-
-
-class SelectionMode(enum.Enum):
-    """How the platform was selected."""
-
-    EXPLICIT = "explicit"
-    """The selector variable named a platform plugin's entry point."""
-
-    AUTO = "auto"
-    """The selector variable was unset: every installed callback was asked."""
-
-    OVERRIDE_BUILTIN = "override-builtin"
-    """The selector variable named a built-in platform (diffusion only): no probing."""
-
-
-class CallbackStatus(enum.Enum):
-    """What one activation callback did."""
-
-    ACTIVATED = "activated"
-    """It returned a platform class qualname."""
-
-    DECLINED = "declined"
-    """It returned ``None``: its hardware is unavailable."""
-
-    FAILED = "failed"
-    """Importing it or calling it raised, or it returned a wrong type."""
 
 
 @dataclass(frozen=True)
@@ -161,67 +136,3 @@ class SelectionReport:
         if self.error is not None:
             lines.append(f"  FAILED: {self.error.splitlines()[0]}")
         return "\n".join(lines)
-
-
-@dataclass
-class ReportBuilder:
-    """The mutable record selection fills in; :meth:`freeze` makes the report."""
-
-    spec: RuntimeSpec
-    mode: SelectionMode = SelectionMode.AUTO
-    selector_value: str | None = None
-    allowlist: tuple[str, ...] | None = None
-    filtered_out: tuple[str, ...] = ()
-    callbacks: list[CallbackOutcome] = field(default_factory=list[CallbackOutcome])
-    probes: tuple[ProbeOutcome, ...] = ()
-    platform_class: str | None = None
-    platform_dist: str | None = None
-    platform_entry_point: str | None = None
-    reason: str = ""
-    current: EntryPointRecord | None = None
-    """The entry point whose callback is running right now (for re-entrancy errors)."""
-    activity: str = ""
-    """What selection is doing right now, when not running a callback."""
-
-    def record(
-        self,
-        record: EntryPointRecord,
-        status: CallbackStatus,
-        *,
-        result: str | None = None,
-        error: str | None = None,
-    ) -> None:
-        """Append the outcome of *record*'s callback."""
-        self.callbacks.append(
-            CallbackOutcome(
-                record.name,
-                record.value,
-                record.dist_name,
-                record.dist_version,
-                status,
-                result,
-                error,
-            )
-        )
-
-    def freeze(
-        self, *, error: BaseException | None = None, first_stack: tuple[str, ...] = ()
-    ) -> SelectionReport:
-        """Return the finished :class:`SelectionReport`."""
-        return SelectionReport(
-            runtime=self.spec.name,
-            mode=self.mode,
-            selector_env=self.spec.selector_env,
-            selector_value=self.selector_value,
-            allowlist_env=self.spec.auto_allowlist_env,
-            allowlist=self.allowlist,
-            filtered_out=self.filtered_out,
-            callbacks=tuple(self.callbacks),
-            probes=self.probes,
-            platform_class=self.platform_class if error is None else None,
-            platform_dist=self.platform_dist if error is None else None,
-            platform_entry_point=self.platform_entry_point if error is None else None,
-            reason=self.reason,
-            error=None if error is None else f"{type(error).__name__}: {error}",
-            first_stack=first_stack,
-        )

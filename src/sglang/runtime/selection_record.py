@@ -1,0 +1,124 @@
+"""The record platform selection keeps while it runs: modes, statuses, the builder.
+
+Kept apart from :mod:`sglang.runtime.selection_report` so that selecting a
+platform imports only these few cheap definitions; the frozen report
+dataclasses are built when a report is asked for.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sglang.runtime.builtin.families import ProbeOutcome
+    from sglang.runtime.discovery import EntryPointRecord
+    from sglang.runtime.runtimes import RuntimeSpec
+    from sglang.runtime.selection_report import SelectionReport
+
+__all__ = ["CallbackRecord", "CallbackStatus", "ReportBuilder", "SelectionMode"]
+
+
+class SelectionMode(enum.Enum):
+    """How the platform was selected."""
+
+    EXPLICIT = "explicit"
+    """The selector variable named a platform plugin's entry point."""
+
+    AUTO = "auto"
+    """The selector variable was unset: every installed callback was asked."""
+
+    OVERRIDE_BUILTIN = "override-builtin"
+    """The selector variable named a built-in platform (diffusion only): no probing."""
+
+
+class CallbackStatus(enum.Enum):
+    """What one activation callback did."""
+
+    ACTIVATED = "activated"
+    """It returned a platform class qualname."""
+
+    DECLINED = "declined"
+    """It returned ``None``: its hardware is unavailable."""
+
+    FAILED = "failed"
+    """Importing it or calling it raised, or it returned a wrong type."""
+
+
+CallbackRecord = tuple["EntryPointRecord", CallbackStatus, "str | None", "str | None"]
+"""One callback run, as recorded: ``(entry point, status, result, error)``."""
+
+
+class ReportBuilder:
+    """The mutable record selection fills in; :meth:`freeze` makes the report.
+
+    A plain class rather than a dataclass: it is created on every
+    selection, and defining dataclasses costs import time.
+
+    Args:
+        spec: The runtime being selected.
+    """
+
+    def __init__(self, spec: RuntimeSpec) -> None:
+        self.spec = spec
+        self.mode = SelectionMode.AUTO
+        self.selector_value: str | None = None
+        self.allowlist: tuple[str, ...] | None = None
+        self.filtered_out: tuple[str, ...] = ()
+        self.callbacks: list[CallbackRecord] = []
+        self.probes: tuple[ProbeOutcome, ...] = ()
+        self.platform_class: str | None = None
+        self.platform_dist: str | None = None
+        self.platform_entry_point: str | None = None
+        self.reason = ""
+        self.current: EntryPointRecord | None = None
+        """The entry point whose callback is running now (for re-entrancy errors)."""
+        self.activity = ""
+        """What selection is doing now, when not running a callback."""
+
+    def record(
+        self,
+        record: EntryPointRecord,
+        status: CallbackStatus,
+        *,
+        result: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Append the outcome of *record*'s callback."""
+        self.callbacks.append((record, status, result, error))
+
+    def freeze(
+        self, *, error: BaseException | None = None, first_stack: tuple[str, ...] = ()
+    ) -> SelectionReport:
+        """Return the finished :class:`~sglang.runtime.selection_report.SelectionReport`."""
+        from sglang.runtime.selection_report import CallbackOutcome, SelectionReport
+
+        callbacks = tuple(
+            CallbackOutcome(
+                record.name,
+                record.value,
+                record.dist_name,
+                record.dist_version,
+                status,
+                result,
+                failure,
+            )
+            for record, status, result, failure in self.callbacks
+        )
+        return SelectionReport(
+            runtime=self.spec.name,
+            mode=self.mode,
+            selector_env=self.spec.selector_env,
+            selector_value=self.selector_value,
+            allowlist_env=self.spec.auto_allowlist_env,
+            allowlist=self.allowlist,
+            filtered_out=self.filtered_out,
+            callbacks=callbacks,
+            probes=self.probes,
+            platform_class=self.platform_class if error is None else None,
+            platform_dist=self.platform_dist if error is None else None,
+            platform_entry_point=self.platform_entry_point if error is None else None,
+            reason=self.reason,
+            error=None if error is None else f"{type(error).__name__}: {error}",
+            first_stack=first_stack,
+        )
