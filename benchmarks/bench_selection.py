@@ -21,7 +21,7 @@ at most 30 ms over the bare interpreter, and does not grow with the number
 of installed plugins (50 plugins within 5 ms of 0). Run::
 
     python benchmarks/bench_selection.py           # 0/10/50 plugins, median of 15
-    python benchmarks/bench_selection.py --quick   # smoke run: 0/10 plugins, 3 repetitions
+    python benchmarks/bench_selection.py --quick   # smoke: 0/10 plugins, 3 reps, no probe row
 """
 
 from __future__ import annotations
@@ -156,7 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             site = write_site(Path(tmp) / f"auto{size}", size, chosen=False)
             ms = time_child(RESOLVE, env(site, SGLANG_USE_CPU_ENGINE="1"), repeat)
             row("auto (cpu engine)", size, ms)
-        row("auto + probe (torch)", 0, time_child(RESOLVE, env(empty), repeat))
+        if not args.quick:  # about 1.5 s per process: torch is imported to probe
+            row("auto + probe (torch)", 0, time_child(RESOLVE, env(empty), repeat))
     print()
     print_table(["mode", "plugins", "ms", "over bare", "ratio"], rows)
     overhead = max(explicit_ms.values()) - bare

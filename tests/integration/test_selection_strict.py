@@ -162,7 +162,7 @@ def test_diffusion_class_with_srt_oot_enum_is_rejected(tmp_path: Path) -> None:
     dist = plugin("mixed-dist", "mixed", runtime="diffusion", platform_source=source)
     out = resolve("diffusion", new_site(tmp_path, dist), {})
     assert out.error is not None
-    assert "declares _enum = <PlatformEnum.OOT" in out.error
+    assert "declares _enum = sglang.sdk.device.PlatformEnum.OOT (the OOT member of" in out.error
     assert "sglang.multimodal_gen.runtime.platforms.PlatformEnum" in out.error
 
 

@@ -7,6 +7,8 @@ distributions on ``sys.path`` (the ``site`` fixture).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -15,8 +17,6 @@ from sglang.runtime.builtin.families import ProbeContext
 from sglang.runtime.discovery import entry_point_index, refresh
 from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
 from sglang.runtime.selection import (
-    PlatformContractError,
-    PlatformSelectionError,
     reset_selection,
     resolve_platform,
     selected_platform_dist,
@@ -24,10 +24,11 @@ from sglang.runtime.selection import (
 )
 from sglang.runtime.selection_classes import import_qualname
 from sglang.runtime.selection_engine import Selected, parse_allowlist, select
+from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection_record import CallbackStatus, ReportBuilder, SelectionMode
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from tests.integration.test_selection_support import plugin
-from tests.support.dists import Dist, Site
+from tests.support.dists import REPO_ROOT, Dist, Site
 
 
 def no_probing() -> ProbeContext:
@@ -186,3 +187,17 @@ def test_resolve_reset_and_report(
     assert "SGLANG_PLATFORM='missing'" in report.error
     with pytest.raises(PlatformSelectionError):
         resolve_platform(SRT)
+
+
+def test_benchmark_quick_mode_runs() -> None:
+    """Smoke-runs the selection benchmark; timings are printed, never asserted."""
+    proc = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_selection.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "python -c pass" in proc.stdout
+    assert "target:" in proc.stdout

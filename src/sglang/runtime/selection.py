@@ -25,11 +25,7 @@ from sglang.runtime import selection_errors as errors
 from sglang.runtime.discovery import entry_point_index
 from sglang.runtime.gate import GateState, OnceGate
 from sglang.runtime.runtimes import RuntimeSpec
-from sglang.runtime.selection_errors import (
-    PlatformContractError,
-    PlatformInitError,
-    PlatformSelectionError,
-)
+from sglang.runtime.selection_errors import PlatformInitError, PlatformSelectionError
 from sglang.runtime.selection_record import ReportBuilder
 
 if TYPE_CHECKING:
@@ -38,9 +34,6 @@ if TYPE_CHECKING:
     from sglang.runtime.selection_report import SelectionReport
 
 __all__ = [
-    "PlatformContractError",
-    "PlatformInitError",
-    "PlatformSelectionError",
     "initialize_current_platform",
     "platform_dists",
     "reset_selection",

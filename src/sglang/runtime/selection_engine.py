@@ -48,10 +48,9 @@ _INFO, _WARNING = 20, 30  # logging.INFO, logging.WARNING
 class Selected(NamedTuple):
     """A selected platform (a named tuple: cheap to define at import time).
 
-    Attributes:
-        platform: The platform instance.
-        dist_name: The distribution that provided it, ``None`` for a built-in.
-        dist: ``"name version"`` of that distribution, for messages.
+    ``platform`` is the platform instance, ``dist_name`` the distribution
+    that provided it (``None`` for a built-in) and ``dist`` that
+    distribution's ``"name version"``, for messages.
     """
 
     platform: object

@@ -9,6 +9,7 @@ there too.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -208,8 +209,13 @@ def wrong_enum(
     spec: RuntimeSpec, source: str, qualname: str, found: object, dist_name: str | None
 ) -> str:
     """A plugin's platform class does not declare the runtime's ``PlatformEnum.OOT``."""
+    shown = repr(found)
+    if isinstance(found, enum.Enum):
+        shown = f"{type(found).__module__}.{type(found).__qualname__}.{found.name}"
+        if found.name == "OOT":
+            shown += " (the OOT member of another runtime's PlatformEnum)"
     return (
-        f"{source}: platform class {qualname} declares _enum = {found!r}; a platform plugin "
+        f"{source}: platform class {qualname} declares _enum = {shown}; a platform plugin "
         f"must declare _enum = PlatformEnum.OOT of {spec.enum_path} (each runtime has its "
         f"own PlatformEnum).\n"
         f"{_class_fix(dist_name)}"
