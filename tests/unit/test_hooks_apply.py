@@ -339,3 +339,54 @@ def test_each_runtime_has_its_own_registry() -> None:
         assert srt.HookRegistry.hooks() == ()
     finally:
         diffusion.HookRegistry.reset()
+
+
+def test_a_target_that_refuses_patching_fails_cleanly(registry: HookRegistry) -> None:
+    registry.register("builtins.dict.get", lambda r, *a: r, HookType.AFTER, source=OBS)
+    registry.register(f"{MOD}.add", plus(1), HookType.AROUND, source=OBS)
+    registry.apply_hooks()
+    refused, applied = registry.hooks()
+    assert refused.status is HookStatus.FAILED
+    assert refused.reason is not None
+    assert "cannot patch builtins.dict.get: TypeError" in refused.reason
+    assert applied.status is HookStatus.APPLIED
+    empty: dict[str, int] = {}
+    assert empty.get("x", 5) == 5
+
+
+def test_hooks_registered_while_applying_stay_pending(registry: HookRegistry) -> None:
+    sys.modules.pop("tests.hooktargets.lazy", None)
+
+    def register_more(original: Callable[[int], int], x: int) -> int:
+        return original(x)
+
+    # the target's import registers another hook (as a module imported by apply might)
+    import tests.hooktargets as package
+
+    package.IMPORTS.clear()
+    registry.register("tests.hooktargets.lazy.compute", register_more, HookType.AROUND)
+    registry.register(f"{MOD}.add", plus(1), HookType.AROUND)
+    original_append = package.IMPORTS.append
+
+    def append_and_register(name: str) -> None:
+        original_append(name)
+        registry.register(f"{MOD}.Base.double", lambda x: 99, HookType.REPLACE)
+
+    package.IMPORTS = _Recorder(append_and_register)
+    try:
+        registry.apply_hooks()
+    finally:
+        package.IMPORTS = []
+        sys.modules.pop("tests.hooktargets.lazy", None)
+    # the hook registered during the apply was applied by the same apply
+    assert basic.Base.double(1) == 99
+    assert {info.status for info in registry.hooks()} == {HookStatus.APPLIED}
+
+
+class _Recorder(list[str]):
+    def __init__(self, on_append: Callable[[str], None]) -> None:
+        super().__init__()
+        self._on_append = on_append
+
+    def append(self, name: str) -> None:
+        self._on_append(name)

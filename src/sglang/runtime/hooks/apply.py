@@ -216,7 +216,12 @@ class Transaction:
                 self._forget(key)
             return
         installed = _installed_object(target, spec)
-        self._set(location, installed, target)
+        try:
+            self._set(location, installed, target)
+        except Exception as exc:  # e.g. a built-in or extension type refusing setattr
+            for entry in valid:
+                self._fail(entry, f"cannot patch {location.qualname}: {type(exc).__name__}: {exc}")
+            return
         exclude = frozenset(entry.hook_module for entry in valid)
         state.patches[key] = Patch(target, installed, exclude)
         alias_state.olds.append(target.raw)
@@ -309,11 +314,12 @@ class Transaction:
     # -- recorded mutations --------------------------------------------------
 
     def _set(self, location: Location, value: object | None, target: ResolvedTarget) -> None:
-        self.journal.append((location, location.owner.__dict__.get(location.name, _MISSING)))
+        previous = location.owner.__dict__.get(location.name, _MISSING)
         if value is None:
             uninstall(target)
         else:
             install(location, value)
+        self.journal.append((location, previous))
 
     def _alias_state(
         self, key: LocationKey, location: Location, target: ResolvedTarget
@@ -363,7 +369,9 @@ class Transaction:
                 setattr(location.owner, location.name, previous)
         self.journal.clear()
         state, snap = self.state, self.snapshot
-        state.dirty = snap.dirty
+        # registrations made during this apply (by an imported module) stay pending
+        late = {e.path.dotted for e in state.entries if id(e) not in snap.statuses and e.active}
+        state.dirty = snap.dirty | late
         state.path_loc = snap.path_loc
         state.loc_paths = snap.loc_paths
         state.locations = snap.locations

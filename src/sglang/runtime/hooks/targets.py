@@ -206,9 +206,8 @@ def locate(path: TargetPath) -> Location:
             value = module.__dict__.get(part)
             if value is not None and not isinstance(value, ModuleType):
                 break  # an attribute of the module, not a submodule
-            submodule = value if isinstance(value, ModuleType) else None
-            if submodule is None:
-                submodule = _import_submodule(module, part)
+            # sys.modules first (as ``import`` does): a package attribute may be stale
+            submodule = _import_submodule(module, part)
             if submodule is None:
                 break
             module = submodule
