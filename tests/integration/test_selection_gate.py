@@ -212,6 +212,29 @@ def test_reentrant_initialize_from_init_backend_returns(tmp_path: Path) -> None:
     assert "DONE" in result.stdout
 
 
+def test_initialize_from_a_callback_fails_without_poisoning_init(tmp_path: Path) -> None:
+    body = """
+        from sglang.srt.platforms import initialize_current_platform
+        try:
+            initialize_current_platform()
+        except RuntimeError as exc:
+            print("INNER", type(exc).__name__, flush=True)
+        return "eager_dist.platform:Plat"
+    """
+    site = new_site(tmp_path, plugin("eager-dist", "eager", body=body))
+    result = run_python(
+        """
+        from sglang.srt.platforms import initialize_current_platform
+        initialize_current_platform()
+        print("DONE")
+        """,
+        path=[site.root],
+    ).check()
+    assert "INNER PlatformSelectionError" in result.stdout
+    assert result.stdout.count("INIT eager") == 1
+    assert "DONE" in result.stdout
+
+
 def test_first_resolution_stack_is_kept(tmp_path: Path) -> None:
     site = new_site(tmp_path, plugin("stack-dist", "stack"))
     result = run_python(

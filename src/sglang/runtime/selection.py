@@ -181,7 +181,11 @@ def initialize_current_platform(spec: RuntimeSpec) -> None:
             call (it is never retried).
         PlatformSelectionError: Selection failed.
     """
-    _state(spec).init.run()
+    state = _state(spec)
+    # select outside the init gate: a re-entrant call from an activation
+    # callback must fail without leaving the init gate failed for good
+    state.resolve()
+    state.init.run()
 
 
 def selection_report(spec: RuntimeSpec, *, resolve: bool = True) -> SelectionReport | None:
