@@ -15,6 +15,7 @@ import pytest
 
 from sglang.runtime.builtin.families import ProbeContext
 from sglang.runtime.discovery import entry_point_index, refresh
+from sglang.runtime.environment import parse_allowlist
 from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
 from sglang.runtime.selection import (
     reset_selection,
@@ -23,7 +24,7 @@ from sglang.runtime.selection import (
     selection_report,
 )
 from sglang.runtime.selection_classes import import_qualname
-from sglang.runtime.selection_engine import Selected, parse_allowlist, select
+from sglang.runtime.selection_engine import Selected, select
 from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection_record import CallbackStatus, ReportBuilder, SelectionMode
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP

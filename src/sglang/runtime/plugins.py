@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sglang.runtime.discovery import EntryPointRecord, entry_point_index, normalize_dist_name
+from sglang.runtime.environment import parse_allowlist
 from sglang.runtime.gate import OnceGate
 from sglang.runtime.hooks import (
     PLUGINS_LOGGER,
@@ -57,7 +58,6 @@ __all__ = [
     "RuntimePlugins",
     "_current_plugin_source",
     "load_group",
-    "parse_allowlist",
     "reset_all_for_tests",
     "runtime_plugins",
     "spec_for_group",
@@ -174,13 +174,6 @@ class _SelectionDists:
         from sglang.runtime.selection import platform_dists
 
         return platform_dists(spec)
-
-
-def parse_allowlist(value: str | None) -> frozenset[str] | None:
-    """Parse ``SGLANG_PLUGINS``: ``None`` when unset (all allowed); empty allows nothing."""
-    if value is None:
-        return None
-    return frozenset(item.strip() for item in value.split(",") if item.strip())
 
 
 _logger = logging.getLogger(PLUGINS_LOGGER)

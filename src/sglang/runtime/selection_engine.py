@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from sglang.runtime import selection_errors as errors
+from sglang.runtime.environment import is_truthy, parse_allowlist
 from sglang.runtime.selection_classes import build_platform
 from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection_record import CallbackStatus, SelectionMode
@@ -36,12 +37,11 @@ if TYPE_CHECKING:
     from sglang.runtime.runtimes import RuntimeSpec
     from sglang.runtime.selection_record import ReportBuilder
 
-__all__ = ["LOGGER_NAME", "Selected", "parse_allowlist", "select"]
+__all__ = ["LOGGER_NAME", "Selected", "select"]
 
 LOGGER_NAME = "sglang.runtime.selection"
 """The logger selection reports to (INFO: the choice; WARNING: a failed probe)."""
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
 _INFO, _WARNING = 20, 30  # logging.INFO, logging.WARNING
 
 
@@ -58,16 +58,6 @@ class Selected(NamedTuple):
     dist: str | None = None
 
 
-def parse_allowlist(value: str | None) -> frozenset[str] | None:
-    """Parse a comma-separated allowlist; ``None`` when the variable is unset.
-
-    A variable that is set but empty allows nothing.
-    """
-    if value is None:
-        return None
-    return frozenset(item.strip() for item in value.split(",") if item.strip())
-
-
 def _log(level: int, message: str, *args: object) -> None:
     """Log to :data:`LOGGER_NAME` without importing :mod:`logging` just for INFO.
 
@@ -79,10 +69,6 @@ def _log(level: int, message: str, *args: object) -> None:
     import logging
 
     logging.getLogger(LOGGER_NAME).log(level, message, *args)
-
-
-def _is_true(value: str | None) -> bool:
-    return value is not None and value.strip().lower() in _TRUE
 
 
 def select(
@@ -188,7 +174,7 @@ def _fallback(
 ) -> Selected:
     if spec.cpu_engine_env is not None and spec.cpu_engine_builtin is not None:
         flag = environ.get(spec.cpu_engine_env)
-        if _is_true(flag):
+        if is_truthy(flag):
             reason = f"fallback: no plugin activated and {spec.cpu_engine_env}={flag}"
             return _builtin(spec, report, spec.cpu_engine_builtin, reason)
     by_family = {}
