@@ -152,3 +152,23 @@ def test_cli_module_does_not_import_torch(flag: str) -> None:
     assert {"argparse", "sglang.cli"} <= modules
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], f"python -m sglang.cli.main {flag} imported {heavy}"
+
+
+def test_sdk_submodules_load_on_first_use() -> None:
+    """``sglang.sdk`` resolves its public names lazily (PEP 562).
+
+    Selection imports ``sglang.sdk.srt``; that must not also pay for the
+    protocols, the serve API and the hook aliases.
+    """
+    result = run_python(
+        """
+        import sys
+        import sglang.sdk.srt
+        lazy = ("sglang.sdk.protocols", "sglang.sdk.serve", "sglang.sdk.hooks")
+        print(sorted(m for m in lazy if m in sys.modules))
+        import sglang.sdk
+        assert sglang.sdk.ServeBackend.__module__ == "sglang.sdk.serve"
+        print("sglang.sdk.serve" in sys.modules)
+        """
+    ).check()
+    assert result.stdout.split("\n")[:2] == ["[]", "True"]

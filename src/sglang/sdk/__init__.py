@@ -10,53 +10,141 @@ This package imports only the standard library and ``typing_extensions``;
 importing it never imports torch.
 """
 
-from sglang.sdk.constants import (
-    ALL_ENTRY_POINT_GROUPS,
-    DIFFUSION_PLATFORMS_GROUP,
-    DIFFUSION_PLUGINS_GROUP,
-    ENV_DIFFUSION_PLATFORM_OVERRIDE,
-    ENV_PLATFORM,
-    ENV_PLUGINS,
-    ENV_USE_CPU_ENGINE,
-    SERVE_BACKEND_API_VERSION,
-    SERVE_BACKENDS_GROUP,
-    SRT_PLATFORMS_GROUP,
-    SRT_PLUGINS_GROUP,
-    SUPPORTED_SERVE_BACKEND_API_VERSIONS,
-    ServeBackendApiVersion,
-)
-from sglang.sdk.contract import Operation, OperationStatus
-from sglang.sdk.device import (
-    DEVICE_OPERATIONS,
-    CpuArchEnum,
-    DeviceCapability,
-    DeviceMixin,
-    PlatformEnum,
-)
-from sglang.sdk.diffusion import DIFFUSION_OPERATIONS
-from sglang.sdk.diffusion import Platform as DiffusionPlatform
-from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
-from sglang.sdk.hooks import (
-    AfterHook,
-    AroundHook,
-    BeforeHook,
-    BeforeResult,
-    HookTarget,
-    HookType,
-    ReplaceHook,
-    hook_target,
-)
-from sglang.sdk.protocols import (
-    DeviceLike,
-    DiffusionPlatformLike,
-    GeneralPluginCallback,
-    PlatformActivator,
-    PlatformIdentityLike,
-    ServeBackendFactory,
-    SRTPlatformLike,
-)
-from sglang.sdk.serve import ServeBackend, ServeBackendDetection, ServeRequest
-from sglang.sdk.srt import SRT_OPERATIONS, SRTPlatform
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sglang.sdk.constants import (
+        ALL_ENTRY_POINT_GROUPS,
+        DIFFUSION_PLATFORMS_GROUP,
+        DIFFUSION_PLUGINS_GROUP,
+        ENV_DIFFUSION_PLATFORM_OVERRIDE,
+        ENV_PLATFORM,
+        ENV_PLUGINS,
+        ENV_USE_CPU_ENGINE,
+        SERVE_BACKEND_API_VERSION,
+        SERVE_BACKENDS_GROUP,
+        SRT_PLATFORMS_GROUP,
+        SRT_PLUGINS_GROUP,
+        SUPPORTED_SERVE_BACKEND_API_VERSIONS,
+        ServeBackendApiVersion,
+    )
+    from sglang.sdk.contract import Operation, OperationStatus
+    from sglang.sdk.device import (
+        DEVICE_OPERATIONS,
+        CpuArchEnum,
+        DeviceCapability,
+        DeviceMixin,
+        PlatformEnum,
+    )
+    from sglang.sdk.diffusion import DIFFUSION_OPERATIONS
+    from sglang.sdk.diffusion import Platform as DiffusionPlatform
+    from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
+    from sglang.sdk.hooks import (
+        AfterHook,
+        AroundHook,
+        BeforeHook,
+        BeforeResult,
+        HookTarget,
+        HookType,
+        ReplaceHook,
+        hook_target,
+    )
+    from sglang.sdk.protocols import (
+        DeviceLike,
+        DiffusionPlatformLike,
+        GeneralPluginCallback,
+        PlatformActivator,
+        PlatformIdentityLike,
+        ServeBackendFactory,
+        SRTPlatformLike,
+    )
+    from sglang.sdk.serve import ServeBackend, ServeBackendDetection, ServeRequest
+    from sglang.sdk.srt import SRT_OPERATIONS, SRTPlatform
+
+# The public names, resolved on first access (PEP 562) so that importing
+# one submodule, or this package, does not import every other submodule.
+_EXPORTS: dict[str, tuple[str, str]] = {
+    name: (module, name)
+    for module, names in {
+        "sglang.sdk.constants": (
+            "ALL_ENTRY_POINT_GROUPS",
+            "DIFFUSION_PLATFORMS_GROUP",
+            "DIFFUSION_PLUGINS_GROUP",
+            "ENV_DIFFUSION_PLATFORM_OVERRIDE",
+            "ENV_PLATFORM",
+            "ENV_PLUGINS",
+            "ENV_USE_CPU_ENGINE",
+            "SERVE_BACKEND_API_VERSION",
+            "SERVE_BACKENDS_GROUP",
+            "SRT_PLATFORMS_GROUP",
+            "SRT_PLUGINS_GROUP",
+            "SUPPORTED_SERVE_BACKEND_API_VERSIONS",
+            "ServeBackendApiVersion",
+        ),
+        "sglang.sdk.contract": (
+            "Operation",
+            "OperationStatus",
+        ),
+        "sglang.sdk.device": (
+            "DEVICE_OPERATIONS",
+            "CpuArchEnum",
+            "DeviceCapability",
+            "DeviceMixin",
+            "PlatformEnum",
+        ),
+        "sglang.sdk.diffusion": ("DIFFUSION_OPERATIONS",),
+        "sglang.sdk.hooks": (
+            "AfterHook",
+            "AroundHook",
+            "BeforeHook",
+            "BeforeResult",
+            "HookTarget",
+            "HookType",
+            "ReplaceHook",
+            "hook_target",
+        ),
+        "sglang.sdk.protocols": (
+            "DeviceLike",
+            "DiffusionPlatformLike",
+            "GeneralPluginCallback",
+            "PlatformActivator",
+            "PlatformIdentityLike",
+            "ServeBackendFactory",
+            "SRTPlatformLike",
+        ),
+        "sglang.sdk.serve": (
+            "ServeBackend",
+            "ServeBackendDetection",
+            "ServeRequest",
+        ),
+        "sglang.sdk.srt": (
+            "SRT_OPERATIONS",
+            "SRTPlatform",
+        ),
+    }.items()
+    for name in names
+}
+_EXPORTS["DiffusionPlatform"] = ("sglang.sdk.diffusion", "Platform")
+_EXPORTS["DiffusionPlatformEnum"] = ("sglang.sdk.diffusion", "PlatformEnum")
+
+
+def __getattr__(name: str) -> object:
+    """Import the submodule that defines *name* on first access."""
+    try:
+        module_name, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'sglang.sdk' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module_name), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "ALL_ENTRY_POINT_GROUPS",

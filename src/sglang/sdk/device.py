@@ -9,7 +9,6 @@ of torch (:meth:`DeviceMixin.inference_mode` and
 from __future__ import annotations
 
 import enum
-import platform as _platform
 import random
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -92,7 +91,11 @@ _CPU_ARCH_BY_MACHINE: Mapping[str, CpuArchEnum] = {
 
 def detect_cpu_architecture(machine: str | None = None) -> CpuArchEnum:
     """Map ``platform.machine()`` (or *machine*) to a :class:`CpuArchEnum`."""
-    name = (_platform.machine() if machine is None else machine).lower()
+    if machine is None:
+        import platform  # imported here: a millisecond that startup need not pay
+
+        machine = platform.machine()
+    name = machine.lower()
     return _CPU_ARCH_BY_MACHINE.get(name, CpuArchEnum.UNSPECIFIED)
 
 
