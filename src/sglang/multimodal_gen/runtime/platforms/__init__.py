@@ -20,10 +20,9 @@ from sglang.multimodal_gen.runtime.platforms.interface import (
     Platform,
     PlatformEnum,
 )
+from sglang.runtime.platform_api import RuntimePlatformAPI
 
 if TYPE_CHECKING:
-    from sglang.runtime.selection_report import SelectionReport
-
     current_platform: Platform
     """The selected diffusion platform (resolved on first access)."""
 
@@ -39,42 +38,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name == "current_platform":
-        from sglang.runtime.runtimes import DIFFUSION
-        from sglang.runtime.selection import resolve_platform
-
-        return resolve_platform(DIFFUSION)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def get_selected_platform_dist() -> str | None:
-    """Return the distribution that provided the diffusion platform (``None``: built-in).
-
-    Selects the platform first if that has not happened yet.
-    """
-    from sglang.runtime.runtimes import DIFFUSION
-    from sglang.runtime.selection import selected_platform_dist
-
-    return selected_platform_dist(DIFFUSION)
-
-
-def initialize_current_platform() -> None:
-    """Run the diffusion platform's ``init_backend()`` at most once in this process."""
-    from sglang.runtime.runtimes import DIFFUSION
-    from sglang.runtime.selection import initialize_current_platform as initialize
-
-    initialize(DIFFUSION)
-
-
-def get_selection_report() -> SelectionReport:
-    """Return what diffusion platform selection did and why (selecting it if needed).
-
-    A selection failure is not raised here; it is in the report's ``error``.
-    """
-    from sglang.runtime.runtimes import DIFFUSION
-    from sglang.runtime.selection import selection_report
-
-    report = selection_report(DIFFUSION)
-    assert report is not None
-    return report
+_api = RuntimePlatformAPI("DIFFUSION")
+__getattr__ = _api.module_getattr(__name__)
+get_selected_platform_dist = _api.get_selected_platform_dist
+initialize_current_platform = _api.initialize_current_platform
+get_selection_report = _api.get_selection_report
