@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -225,6 +226,41 @@ def test_broken_probe_counts_as_unavailable_and_warns(caplog: pytest.LogCaptureF
     npu = next(p for p in report.probes if p.family == "npu")
     assert npu.error == "OSError: driver mismatch"
     assert "platform probe 'npu' failed" in caplog.text
+
+
+@pytest.mark.parametrize(("spec", "expected"), [(SRT, "SRTPlatform"), (DIFFUSION, "CpuPlatform")])
+def test_without_torch_no_accelerator_is_detected_and_a_warning_says_why(
+    spec: RuntimeSpec,
+    expected: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # torch is an optional extra (sglang[torch]): a missing torch is "no accelerator",
+    # the documented last resort, never a raw ModuleNotFoundError out of current_platform
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ModuleNotFoundError
+    with caplog.at_level(logging.WARNING, logger="sglang.runtime.selection"):
+        name, report = selected(spec, ProbeContext.real)
+    assert name == expected
+    assert report.reason.endswith("(torch is not installed)")
+    assert "torch is not installed" in caplog.text
+    assert "pip install 'sglang[torch]'" in caplog.text
+
+
+def test_a_broken_torch_install_is_not_mistaken_for_a_missing_one(tmp_path: Path) -> None:
+    fake = tmp_path / "torch"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("import torch._C_missing_xyz\n")
+    result = run_python(
+        """
+        from sglang.runtime.builtin.families import ProbeContext
+        try:
+            ProbeContext.real()
+        except ModuleNotFoundError as exc:
+            print("RAISED", exc.name)
+        """,
+        path=[tmp_path],
+    ).check()
+    assert "RAISED torch._C_missing_xyz" in result.stdout
 
 
 # -- the built-in classes --------------------------------------------------------------

@@ -177,6 +177,7 @@ def _fallback(
         if is_truthy(flag):
             reason = f"fallback: no plugin activated and {spec.cpu_engine_env}={flag}"
             return _builtin(spec, report, spec.cpu_engine_builtin, reason)
+    note = ""
     by_family = {}
     for key in spec.probe_order:
         family = spec.builtin(key).family
@@ -186,7 +187,16 @@ def _fallback(
         from sglang.runtime.builtin.families import probe_families
 
         report.activity = "probing the built-in platforms' hardware"
-        outcomes = probe_families(by_family, probe_context())
+        context = probe_context()
+        if context.torch is None:
+            note = " (torch is not installed)"
+            _log(
+                _WARNING,
+                "torch is not installed, so no %s accelerator can be detected "
+                "(install it: pip install 'sglang[torch]')",
+                spec.title,
+            )
+        outcomes = probe_families(by_family, context)
         report.probes = outcomes
         for outcome in outcomes:
             if outcome.error is not None:
@@ -200,12 +210,12 @@ def _fallback(
             if outcome.available:
                 key = by_family[outcome.family]
                 title = spec.builtin(key).title
-                reason = f"fallback: no plugin activated and {title} is available"
+                reason = f"fallback: no plugin activated and {title} is available{note}"
                 return _builtin(spec, report, key, reason)
     if spec.default_builtin is None:  # pragma: no cover - both runtimes define one
         raise PlatformSelectionError(f"{spec.title} has no default built-in platform")
     titles = ", ".join(spec.builtin(key).title for key in spec.probe_order)
-    reason = f"fallback: no plugin activated and none of {titles} is available"
+    reason = f"fallback: no plugin activated and none of {titles} is available{note}"
     return _builtin(spec, report, spec.default_builtin, reason)
 
 

@@ -55,21 +55,32 @@ class ProbeContext:
     """What a probe may look at: torch (or a torch-like namespace) and the importer.
 
     Attributes:
-        torch: The ``torch`` module, or a namespace with the same attributes.
+        torch: The ``torch`` module, or a namespace with the same attributes;
+            ``None`` when torch is not installed (then no accelerator probe
+            finds anything and only the CPU is available).
         find_spec: Returns a module spec, or ``None`` when the module is not
             installed (``importlib.util.find_spec``).
         import_module: Imports a module by name (``importlib.import_module``).
     """
 
-    torch: object
+    torch: object | None
     find_spec: Callable[[str], object | None]
     import_module: Callable[[str], object]
 
     @classmethod
     def real(cls) -> ProbeContext:
-        """Return the context of this interpreter: imports torch now."""
-        import torch
+        """Return the context of this interpreter: imports torch now.
 
+        torch is an optional dependency (``sglang[torch]``): when it is not
+        installed, the context's :attr:`torch` is ``None``. A torch that is
+        installed but fails to import raises.
+        """
+        try:
+            import torch
+        except ModuleNotFoundError as exc:
+            if exc.name != "torch":
+                raise
+            return cls(None, importlib.util.find_spec, importlib.import_module)
         return cls(torch, importlib.util.find_spec, importlib.import_module)
 
 
