@@ -274,3 +274,33 @@ def test_platform_dists_reads_metadata_only(tmp_path: Path) -> None:
     assert "DIFF ['two-dist']" in result.stdout
     assert "IMPORTED []" in result.stdout
     assert "REPORT None" in result.stdout
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_selection_report_from_a_callback_gets_the_reentrancy_error(
+    tmp_path: Path, runtime: Runtime
+) -> None:
+    # there is no report while selection runs: the callback must get the documented
+    # PlatformSelectionError, not a bare AssertionError (or None under python -O)
+    body = f"""
+        from {MODULE[runtime]} import get_selection_report
+        try:
+            get_selection_report()
+        except BaseException as exc:
+            print("INNER", type(exc).__name__, str(exc).splitlines()[:1], flush=True)
+        return "reporter_dist.platform:Plat"
+    """
+    site = new_site(tmp_path, plugin("reporter-dist", "reporter", runtime=runtime, body=body))
+    result = run_python(
+        f"""
+        import {MODULE[runtime]} as platforms
+        print("OUTER", type(platforms.current_platform).__qualname__)
+        print("REPORT", platforms.get_selection_report().platform_entry_point)
+        """,
+        path=[site.root],
+    ).check()
+    inner = next(line for line in result.stdout.splitlines() if line.startswith("INNER"))
+    assert inner.startswith("INNER PlatformSelectionError")
+    assert "platform plugin 'reporter' (distribution reporter-dist 1.0) accessed" in inner
+    assert "OUTER Plat" in result.stdout
+    assert "REPORT reporter" in result.stdout

@@ -65,6 +65,10 @@ class RuntimePlatformAPI:
         """Return what platform selection did and why (selecting it if needed).
 
         A selection failure is not raised here; it is in the report's ``error``.
+
+        Raises:
+            PlatformSelectionError: Called from inside selection (an activation
+                callback), when there is no report yet.
         """
         from sglang.runtime.selection import selection_report
 

@@ -16,7 +16,6 @@ The documented per-runtime entry points wrap these functions:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from typing import TYPE_CHECKING
@@ -198,11 +197,19 @@ def selection_report(spec: RuntimeSpec, *, resolve: bool = True) -> SelectionRep
 
     Returns:
         The report, or ``None`` when selection has not run (``resolve=False``).
+
+    Raises:
+        PlatformSelectionError: ``resolve`` is true and this call comes from
+            inside selection (an activation callback): there is no report yet.
     """
     state = _state(spec)
     if resolve:
-        with contextlib.suppress(Exception):  # the report carries the error
+        try:
             state.resolve()
+        except Exception:
+            if state.selection.is_reentrant():
+                raise
+            # otherwise the report carries the error
     return state.report()
 
 
