@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from collections.abc import Callable, Iterator
@@ -390,3 +391,56 @@ class _Recorder(list[str]):
 
     def append(self, name: str) -> None:
         self._on_append(name)
+
+
+# -- inherited members follow their base class's hooks ---------------------------------
+
+
+def _call(member: str, cls: type[basic.Base]) -> int:
+    value: object = getattr(cls(1), member)(2)
+    if asyncio.iscoroutine(value):
+        value = asyncio.run(value)
+    assert isinstance(value, int)
+    return value
+
+
+def _offset(n: int) -> Callable[..., object]:
+    """An AFTER hook adding *n* to the result (works for every target kind)."""
+
+    def after(result: int, *args: object, **kwargs: object) -> int:
+        return result + n
+
+    return after
+
+
+INHERITED = ["method", "scaled", "double", "amethod", "ascaled"]
+
+
+@pytest.mark.parametrize("member", INHERITED)
+def test_an_inherited_member_sees_base_hooks_applied_later(
+    registry: HookRegistry, member: str
+) -> None:
+    child_plain, base_plain = _call(member, basic.Child), _call(member, basic.Base)
+    registry.register(f"{MOD}.Child.{member}", _offset(100), HookType.AFTER, source=OBS)
+    registry.apply_hooks()
+    registry.register(f"{MOD}.Base.{member}", _offset(1000), HookType.AFTER, source=OTHER)
+    registry.apply_hooks()  # late: Child's chain must now wrap Base's new chain
+    assert _call(member, basic.Base) == base_plain + 1000
+    assert _call(member, basic.Child) == child_plain + 1100
+    registry.restore()
+    assert _call(member, basic.Child) == child_plain
+    assert member not in basic.Child.__dict__
+
+
+@pytest.mark.parametrize("member", INHERITED)
+def test_a_disabled_base_hook_stops_running_through_subclasses(
+    registry: HookRegistry, member: str
+) -> None:
+    child_plain = _call(member, basic.Child)
+    registry.register(f"{MOD}.Base.{member}", _offset(1000), HookType.AFTER, source=OTHER)
+    registry.register(f"{MOD}.Child.{member}", _offset(100), HookType.AFTER, source=OBS)
+    registry.apply_hooks()
+    assert _call(member, basic.Child) == child_plain + 1100
+    registry.disable_source(OTHER, "its plugin failed")
+    registry.apply_hooks()
+    assert _call(member, basic.Child) == child_plain + 100

@@ -191,17 +191,22 @@ class Transaction:
             )
             del state.patches[key]
             patch = None
-        if patch is not None:
-            target = patch.target
-        elif entries:
-            try:
-                target = inspect_target(location)
-            except HookTargetError as exc:
-                for entry in entries:
-                    self._fail(entry, str(exc))
-                return
-        else:
+        if patch is None and not entries:
             self._forget(key)
+            return
+        try:
+            if patch is None:
+                target = inspect_target(location)
+            elif patch.target.own:
+                target = patch.target
+            else:  # inherited: wrap what the bases hold now (their hooks may have changed)
+                target = inspect_target(location, inherited=True)
+        except HookTargetError as exc:  # e.g. the inherited member was deleted from the base
+            for entry in entries:
+                self._fail(entry, str(exc))
+            if patch is not None:
+                self._set(location, None, patch.target)
+                del state.patches[key]
             return
         valid = self._validate(entries, target)
         spec, winner = self._chain_spec(valid, target, location)
@@ -212,6 +217,7 @@ class Transaction:
                 self._set(location, None, target)
                 del state.patches[key]
                 alias_state.olds.append(patch.installed)
+                self._refresh_inheritors(location)
             if not paths:
                 self._forget(key)
             return
@@ -233,6 +239,7 @@ class Transaction:
             self._mark(entry, HookStatus.APPLIED, None, location.qualname)
         if target.kind is TargetKind.CLASS:
             self._cascade(paths)
+        self._refresh_inheritors(location)
 
     def _validate(self, entries: list[Entry], target: ResolvedTarget) -> list[Entry]:
         valid: list[Entry] = []
@@ -304,6 +311,27 @@ class Transaction:
         for other, entries in self.state.by_path.items():
             if other.startswith(prefixes) and any(entry.active for entry in entries):
                 self.state.dirty.add(other)
+
+    def _refresh_inheritors(self, location: Location) -> None:
+        """After a class member changed, rebuild the patched subclasses inheriting it.
+
+        Their chains wrap what they inherited when they were built; without
+        this, a subclass would keep calling the base's previous object (its
+        original, or a chain with hooks since disabled).
+        """
+        owner, state = location.owner, self.state
+        if not isinstance(owner, type):
+            return
+        for key, patch in state.patches.items():
+            other = patch.target.location
+            if (
+                not patch.target.own
+                and other.name == location.name
+                and isinstance(other.owner, type)
+                and other.owner is not owner
+                and issubclass(other.owner, owner)
+            ):
+                state.dirty.update(state.loc_paths.get(key, ()))
 
     def _forget(self, key: LocationKey) -> None:
         state = self.state

@@ -260,8 +260,14 @@ class ResolvedTarget:
     is_async: bool
 
 
-def inspect_target(location: Location) -> ResolvedTarget:
+def inspect_target(location: Location, *, inherited: bool = False) -> ResolvedTarget:
     """Classify what *location* holds now.
+
+    Args:
+        location: Where the target lives.
+        inherited: For a class owner, ignore what the class itself holds and
+            classify what it inherits from its bases (used to rebuild the
+            chain of an inherited member after a base class's member changed).
 
     Raises:
         HookTargetError: if the attribute is missing or is not a function,
@@ -269,7 +275,7 @@ def inspect_target(location: Location) -> ResolvedTarget:
     """
     owner, name = location.owner, location.name
     if isinstance(owner, type):
-        for klass in owner.__mro__:
+        for klass in owner.__mro__[1:] if inherited else owner.__mro__:
             if name in klass.__dict__:
                 raw: object = klass.__dict__[name]
                 own = klass is owner
