@@ -200,6 +200,21 @@ def test_two_replace_hooks_from_one_source_do_not_warn(
     assert basic.add(1, 1) == 2
 
 
+def test_two_direct_replace_hooks_from_different_modules_warn_naming_both(
+    registry: HookRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    registry.register(f"{MOD}.add", plugin_like.around_add, HookType.REPLACE)
+    registry.register(f"{MOD}.add", lambda x, y: 2, HookType.REPLACE)  # defined here
+    with caplog.at_level(logging.WARNING, logger="sglang.plugins"):
+        registry.apply_hooks()
+    [record] = records(caplog)
+    message = record.getMessage()
+    assert "two REPLACE hooks" in message
+    assert "direct registration (module tests.hooktargets.plugin_like)" in message
+    assert f"direct registration (module {__name__})" in message
+    assert basic.add(1, 1) == 2
+
+
 # -- failure policy ----------------------------------------------------------------------
 
 

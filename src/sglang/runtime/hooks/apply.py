@@ -276,7 +276,7 @@ class Transaction:
                 f"superseded by REPLACE hook {winner.hook_name} of {winner.origin}",
                 location.qualname,
             )
-            if loser.source != winner.source:
+            if loser.origin != winner.origin:  # plugins, or modules of direct registrations
                 pair = (loser.seq, winner.seq)
                 if pair not in self.state.warned_conflicts:
                     self.state.warned_conflicts.add(pair)
