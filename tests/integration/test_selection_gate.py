@@ -304,3 +304,35 @@ def test_selection_report_from_a_callback_gets_the_reentrancy_error(
     assert "platform plugin 'reporter' (distribution reporter-dist 1.0) accessed" in inner
     assert "OUTER Plat" in result.stdout
     assert "REPORT reporter" in result.stdout
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_init_backend_failure_names_the_plugin_and_the_fixing_commands(
+    tmp_path: Path, runtime: Runtime
+) -> None:
+    base = {
+        "srt": "from sglang.srt.platforms.interface import PlatformEnum, SRTPlatform as Base\n",
+        "diffusion": "from sglang.multimodal_gen.runtime.platforms import Platform as Base, "
+        "PlatformEnum\n",
+    }[runtime]
+    source = base + (
+        "class Plat(Base):\n    _enum = PlatformEnum.OOT\n"
+        "    def init_backend(self):\n        raise RuntimeError('firmware missing')\n"
+    )
+    site = new_site(
+        tmp_path, plugin("named-init-dist", "namedinit", runtime=runtime, platform_source=source)
+    )
+    result = run_python(
+        f"""
+        import {MODULE[runtime]} as platforms
+        try:
+            platforms.initialize_current_platform()
+        except Exception as exc:
+            print(exc)
+        """,
+        path=[site.root],
+    ).check()
+    assert "platform plugin 'namedinit'" in result.stdout
+    assert "pip install --force-reinstall named-init-dist" in result.stdout
+    assert "pip uninstall named-init-dist" in result.stdout
+    assert f"select another platform with {SELECTOR[runtime]}" in result.stdout

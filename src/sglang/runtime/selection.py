@@ -87,9 +87,7 @@ class _RuntimeState:
         except Exception as exc:
             cls = type(selected.platform)
             qualname = f"{cls.__module__}.{cls.__qualname__}"
-            raise PlatformInitError(
-                errors.init_failed(self.spec, qualname, selected.dist, exc)
-            ) from exc
+            raise PlatformInitError(errors.init_failed(self.spec, qualname, selected, exc)) from exc
 
     def resolve(self) -> Selected:
         selected = self.selection.run()

@@ -49,13 +49,15 @@ class Selected(NamedTuple):
     """A selected platform (a named tuple: cheap to define at import time).
 
     ``platform`` is the platform instance, ``dist_name`` the distribution
-    that provided it (``None`` for a built-in) and ``dist`` that
-    distribution's ``"name version"``, for messages.
+    that provided it (``None`` for a built-in), ``dist`` that
+    distribution's ``"name version"`` and ``entry_point`` the plugin's
+    entry-point name, for messages.
     """
 
     platform: object
     dist_name: str | None
     dist: str | None = None
+    entry_point: str | None = None
 
 
 def _log(level: int, message: str, *args: object) -> None:
@@ -276,7 +278,7 @@ def _plugin(
         record.dist,
         reason,
     )
-    return Selected(platform, record.dist_name, record.dist)
+    return Selected(platform, record.dist_name, record.dist, record.name)
 
 
 def _builtin(spec: RuntimeSpec, report: ReportBuilder, key: str, reason: str) -> Selected:

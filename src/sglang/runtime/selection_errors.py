@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sglang.runtime.discovery import EntryPointRecord
     from sglang.runtime.runtimes import RuntimeSpec
+    from sglang.runtime.selection_engine import Selected
 
 __all__ = [
     "PlatformContractError",
@@ -254,15 +255,27 @@ def reentrant(spec: RuntimeSpec, source: str) -> str:
     )
 
 
-def init_failed(spec: RuntimeSpec, qualname: str, dist: str | None, exc: BaseException) -> str:
+def init_failed(spec: RuntimeSpec, qualname: str, selected: Selected, exc: BaseException) -> str:
     """The selected platform's ``init_backend()`` raised."""
-    source = f"distribution {dist}" if dist is not None else "built-in"
+    if selected.dist is None:
+        source = "built-in"
+        fix = (
+            f"Fix: repair the platform's init_backend(), or select another platform with "
+            f"{spec.selector_env}."
+        )
+    else:
+        source = f"distribution {selected.dist}"
+        fix = (
+            f"Fix: repair the init_backend() of {spec.title} platform plugin "
+            f"{selected.entry_point!r} (pip install --force-reinstall {selected.dist_name}), "
+            f"uninstall it (pip uninstall {selected.dist_name}), or select another platform "
+            f"with {spec.selector_env}."
+        )
     return (
         f"init_backend() of the {spec.title} platform {qualname} ({source}) failed: "
         f"{format_exception(exc)}\n"
         f"Startup is aborted, and initialisation is not retried in this process because "
         f"backend side effects cannot be rolled back.\n"
-        f"Fix: repair the platform's init_backend(), or select another platform with "
-        f"{spec.selector_env}.\n"
+        f"{fix}\n"
         f"{format_traceback(exc)}"
     )
