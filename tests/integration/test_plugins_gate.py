@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from sglang.runtime.hooks import HookRegistry, HookType, PluginSource
+from sglang.runtime.plugins import RuntimePlugins
+from sglang.runtime.runtimes import SRT
 from tests.integration.test_plugins_support import Hook, general_plugin, new_site, run_loader
 
 THREADS = """
@@ -101,3 +104,18 @@ def test_a_failed_step_is_remembered(tmp_path: Path, runtime: str) -> None:
     )
     assert "FAILURES 2 True" in out.result.stdout, out.result.stderr
     assert out.called() == ["obs"]  # registration itself ran once
+
+
+def test_reset_forgets_the_required_distribution() -> None:
+    plugins = RuntimePlugins(SRT, registry=HookRegistry(SRT))
+    plugins.registry.set_required_dists({"Vendor-Platform"})  # as registration does
+    plugins.reset()
+    assert plugins.registry.required_dists == frozenset()
+    # a hook of that distribution registered after the reset is best-effort again
+    source = PluginSource("vendor", "vendor-platform", "1.0", SRT.plugins_group)
+    plugins.registry.register(
+        "tests.hooktargets.basic.missing", print, HookType.AFTER, source=source
+    )
+    [info] = plugins.registry.apply_hooks()
+    assert info.status.value == "failed"
+    plugins.reset()

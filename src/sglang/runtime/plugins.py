@@ -413,10 +413,14 @@ class RuntimePlugins:
         return self._outcomes
 
     def reset(self, *, restore: bool = True) -> None:
-        """Forget both steps and every hook; undo patches with *restore*. For tests only."""
+        """Forget both steps, every hook and the required distribution. For tests only.
+
+        With *restore* (the default) every patch is undone first.
+        """
         self.registration.reset()
         self.application.reset()
         self.registry.reset(restore=restore)
+        self.registry.set_required_dists(())
         self._policy = None
         self._outcomes = ()
 
