@@ -54,7 +54,6 @@ class _RuntimeState:
     def __init__(self, spec: RuntimeSpec) -> None:
         self.spec = spec
         self.builder = ReportBuilder(spec)
-        self.failure: BaseException | None = None
         self._report: SelectionReport | None = None
         self.selection: OnceGate[Selected] = OnceGate(
             f"{spec.title} platform selection", self._select
@@ -66,18 +65,13 @@ class _RuntimeState:
     def _select(self) -> Selected:
         from sglang.runtime.selection_engine import select
 
-        self.builder = builder = ReportBuilder(self.spec)
-        try:
-            return select(
-                self.spec,
-                builder,
-                environ=os.environ,
-                index=entry_point_index(),
-                probe_context=_real_probe_context,
-            )
-        except BaseException as exc:
-            self.failure = exc
-            raise
+        return select(
+            self.spec,
+            self.builder,
+            environ=os.environ,
+            index=entry_point_index(),
+            probe_context=_real_probe_context,
+        )
 
     def _initialize(self) -> None:
         selected = self.resolve()
@@ -108,7 +102,7 @@ class _RuntimeState:
         with _states_lock:
             if self._report is None:
                 self._report = self.builder.freeze(
-                    error=self.failure, first_stack=self.selection.first_stack
+                    error=self.selection.error, first_stack=self.selection.first_stack
                 )
             return self._report
 
@@ -116,7 +110,6 @@ class _RuntimeState:
         self.selection.reset()
         self.init.reset()
         self.builder = ReportBuilder(self.spec)
-        self.failure = None
         self._report = None
 
 
