@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -459,3 +460,26 @@ def test_a_disabled_base_hook_stops_running_through_subclasses(
     registry.disable_source(OTHER, "its plugin failed")
     registry.apply_hooks()
     assert _call(member, basic.Child) == child_plain + 100
+
+
+def test_a_submodule_failing_to_import_names_the_submodule_and_its_error(
+    registry: HookRegistry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "hookpkg_broken"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text("import hookpkg_missing_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.register("hookpkg_broken.mod.f", print, HookType.AFTER, source=OBS)
+    registry.register("hookpkg_broken.absent.f", print, HookType.AFTER, source=OBS)
+    try:
+        registry.apply_hooks()
+    finally:
+        for name in [m for m in sys.modules if m.startswith("hookpkg_broken")]:
+            del sys.modules[name]
+    broken, absent = registry.hooks()
+    assert broken.reason == (
+        "cannot import module 'hookpkg_broken.mod': ModuleNotFoundError: "
+        "No module named 'hookpkg_missing_dependency'"
+    )
+    assert absent.reason == "module 'hookpkg_broken' has no attribute or submodule 'absent'"

@@ -161,9 +161,7 @@ def _import(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except Exception as exc:
-        raise HookTargetError(
-            f"cannot import module {name!r}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise _import_error(name, exc) from exc
 
 
 def _import_submodule(module: ModuleType, part: str) -> ModuleType | None:
@@ -176,16 +174,10 @@ def _import_submodule(module: ModuleType, part: str) -> ModuleType | None:
         return None
     try:
         return importlib.import_module(full)
-    except ModuleNotFoundError as exc:
-        if exc.name == full:
-            return None
-        raise HookTargetError(
-            f"cannot import module {full!r}: {type(exc).__name__}: {exc}"
-        ) from exc
     except Exception as exc:
-        raise HookTargetError(
-            f"cannot import module {full!r}: {type(exc).__name__}: {exc}"
-        ) from exc
+        if isinstance(exc, ModuleNotFoundError) and exc.name == full:
+            return None
+        raise _import_error(full, exc) from exc
 
 
 def locate(path: TargetPath) -> Location:
@@ -311,14 +303,6 @@ def inspect_target(location: Location, *, inherited: bool = False) -> ResolvedTa
             )
     is_async = kind is not TargetKind.CLASS and inspect.iscoroutinefunction(original)
     return ResolvedTarget(location, kind, original, raw, own, is_async)
-
-
-def current_value(location: Location) -> object:
-    """What the owner itself holds under the name now (a sentinel-free lookup)."""
-    return location.owner.__dict__.get(location.name, _MISSING)
-
-
-_MISSING = object()
 
 
 def install(location: Location, value: object) -> None:
