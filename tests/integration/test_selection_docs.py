@@ -145,6 +145,19 @@ SCENARIOS: dict[str, Scenario] = {
             )
         ]
     ),
+    "probe-failed": Scenario(
+        [
+            Dist(
+                "torch",
+                "2.13.0",
+                modules={
+                    "torch/__init__.py": (
+                        "raise OSError('libcudart.so.12: cannot open shared object file')\n"
+                    )
+                },
+            )
+        ]
+    ),
     "init-failed": Scenario(
         [
             demo(

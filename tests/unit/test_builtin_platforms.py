@@ -31,6 +31,7 @@ from sglang.runtime.builtin.ops import (
 from sglang.runtime.discovery import EntryPointIndex
 from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
 from sglang.runtime.selection_engine import select
+from sglang.runtime.selection_errors import PlatformSelectionError
 from sglang.runtime.selection_record import ReportBuilder
 from sglang.sdk.device import DeviceCapability
 from sglang.sdk.device import PlatformEnum as SRTEnum
@@ -261,6 +262,29 @@ def test_a_broken_torch_install_is_not_mistaken_for_a_missing_one(tmp_path: Path
         path=[tmp_path],
     ).check()
     assert "RAISED torch._C_missing_xyz" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("spec", "skip"),
+    [
+        (SRT, "set SGLANG_USE_CPU_ENGINE=1"),
+        (DIFFUSION, "set SGLANG_DIFFUSION_PLATFORM_OVERRIDE to a built-in platform (cpu, cuda,"),
+    ],
+)
+def test_a_torch_that_fails_to_import_aborts_with_an_actionable_error(
+    spec: RuntimeSpec, skip: str
+) -> None:
+    def broken() -> ProbeContext:
+        raise OSError("libcudart.so.12: cannot open shared object file")
+
+    with pytest.raises(PlatformSelectionError) as info:
+        selected(spec, broken)
+    message = str(info.value)
+    assert "importing torch failed: OSError: libcudart.so.12" in message
+    assert "pip install --force-reinstall torch" in message
+    assert skip in message
+    assert "Traceback (most recent call last)" in message
+    assert isinstance(info.value.__cause__, OSError)
 
 
 # -- the built-in classes --------------------------------------------------------------

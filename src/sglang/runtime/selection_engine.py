@@ -189,7 +189,10 @@ def _fallback(
         from sglang.runtime.builtin.families import probe_families
 
         report.activity = "probing the built-in platforms' hardware"
-        context = probe_context()
+        try:
+            context = probe_context()
+        except Exception as exc:
+            raise PlatformSelectionError(errors.probe_failed(spec, exc)) from exc
         if context.torch is None:
             note = " (torch is not installed)"
             _log(

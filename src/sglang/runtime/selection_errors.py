@@ -255,6 +255,28 @@ def reentrant(spec: RuntimeSpec, source: str) -> str:
     )
 
 
+def probe_failed(spec: RuntimeSpec, exc: BaseException) -> str:
+    """Importing torch to probe the built-in platforms' hardware raised."""
+    skips = []
+    if spec.cpu_engine_env is not None and spec.cpu_engine_builtin is not None:
+        title = spec.builtin(spec.cpu_engine_builtin).title
+        skips.append(f"set {spec.cpu_engine_env}=1 to use the {title} platform")
+    if spec.override_aliases:
+        skips.append(
+            f"set {spec.selector_env} to a built-in platform ({_names(spec.override_aliases)}) "
+            f"or a platform plugin's name"
+        )
+    else:
+        skips.append(f"set {spec.selector_env} to a platform plugin's name")
+    return (
+        f"No {spec.title} platform plugin activated, so the built-in platforms' hardware must "
+        f"be probed, but importing torch failed: {format_exception(exc)}\n"
+        f"Fix: repair the torch installation (pip install --force-reinstall torch), or skip "
+        f"probing: {', or '.join(skips)}.\n"
+        f"{format_traceback(exc)}"
+    )
+
+
 def init_failed(spec: RuntimeSpec, qualname: str, selected: Selected, exc: BaseException) -> str:
     """The selected platform's ``init_backend()`` raised."""
     if selected.dist is None:
