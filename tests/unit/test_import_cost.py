@@ -172,3 +172,21 @@ def test_sdk_submodules_load_on_first_use() -> None:
         """
     ).check()
     assert result.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+@pytest.mark.parametrize(
+    "module", ["sglang.srt.platforms", "sglang.multimodal_gen.runtime.platforms"]
+)
+def test_star_import_does_not_select_a_platform(module: str) -> None:
+    """``from <platforms> import *`` must not resolve ``current_platform``."""
+    result = run_python(
+        f"""
+        import sys
+        from {module} import *
+        from sglang.runtime.gate import GateState
+        from sglang.runtime import selection
+        states = [state.selection.state for state in selection._states.values()]
+        print(all(state is GateState.PENDING for state in states), "torch" in sys.modules)
+        """
+    ).check()
+    assert result.stdout.strip() == "True False"

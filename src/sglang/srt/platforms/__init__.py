@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     current_platform: SRTPlatform
     """The selected SRT platform (resolved on first access)."""
 
+# ``current_platform`` is deliberately not in ``__all__``: ``import *`` must not
+# select a platform (and probe hardware) as a side effect.
 __all__ = [
-    "current_platform",
     "get_selected_platform_dist",
     "get_selection_report",
     "initialize_current_platform",

@@ -26,12 +26,13 @@ if TYPE_CHECKING:
     current_platform: Platform
     """The selected diffusion platform (resolved on first access)."""
 
+# ``current_platform`` is deliberately not in ``__all__``: ``import *`` must not
+# select a platform (and probe hardware) as a side effect.
 __all__ = [
     "CpuArchEnum",
     "DeviceCapability",
     "Platform",
     "PlatformEnum",
-    "current_platform",
     "get_selected_platform_dist",
     "get_selection_report",
     "initialize_current_platform",
