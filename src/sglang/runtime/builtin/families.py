@@ -134,22 +134,24 @@ def probe_mps(context: ProbeContext) -> bool:
     return _call_bool(_namespace(context.torch, "backends.mps"), "is_available")
 
 
-def _probe_extension(context: ProbeContext, extension: str, namespace: str) -> bool:
-    """Import *extension* only if installed, then ask ``torch.<namespace>``."""
-    if context.find_spec(extension) is None:
+def _probe_extension(context: ProbeContext, family: DeviceFamily) -> bool:
+    """Import the family's torch extension only if installed, then ask its namespace."""
+    assert family.extension is not None
+    assert family.namespace is not None
+    if context.find_spec(family.extension) is None:
         return False
-    context.import_module(extension)
-    return _call_bool(_namespace(context.torch, namespace), "is_available")
+    context.import_module(family.extension)
+    return _call_bool(_namespace(context.torch, family.namespace), "is_available")
 
 
 def probe_npu(context: ProbeContext) -> bool:
     """Huawei Ascend NPU: ``torch_npu`` installed and ``torch.npu.is_available()``."""
-    return _probe_extension(context, "torch_npu", "npu")
+    return _probe_extension(context, NPU)
 
 
 def probe_musa(context: ProbeContext) -> bool:
     """Moore Threads MUSA: ``torch_musa`` installed and ``torch.musa.is_available()``."""
-    return _probe_extension(context, "torch_musa", "musa")
+    return _probe_extension(context, MUSA)
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,12 @@ class DeviceFamily:
         has_capability: Whether ``get_device_capability()`` is meaningful.
         distributed_device_id: Whether ``init_process_group`` takes a ``device_id``.
         probe: Decides availability from a :class:`ProbeContext`.
+        extension: The out-of-tree torch extension that registers the
+            namespace (``"torch_npu"``), imported only when installed;
+            ``None`` when torch itself provides the namespace.
+        unified_memory: Whether the device shares host memory (MPS): memory
+            is then read from the driver's allocation counters, not from
+            per-device properties.
     """
 
     key: str
@@ -184,6 +192,8 @@ class DeviceFamily:
     has_capability: bool
     distributed_device_id: bool
     probe: Callable[[ProbeContext], bool]
+    extension: str | None = None
+    unified_memory: bool = False
 
 
 CPU = DeviceFamily(
@@ -263,6 +273,7 @@ MPS = DeviceFamily(
     has_capability=False,
     distributed_device_id=False,
     probe=probe_mps,
+    unified_memory=True,
 )
 """Apple GPUs through Metal Performance Shaders."""
 
@@ -279,6 +290,7 @@ NPU = DeviceFamily(
     has_capability=False,
     distributed_device_id=False,
     probe=probe_npu,
+    extension="torch_npu",
 )
 """Huawei Ascend NPUs through the ``torch_npu`` extension."""
 
@@ -295,6 +307,7 @@ MUSA = DeviceFamily(
     has_capability=True,
     distributed_device_id=False,
     probe=probe_musa,
+    extension="torch_musa",
 )
 """Moore Threads GPUs through the ``torch_musa`` extension."""
 

@@ -163,8 +163,8 @@ class BuiltinDeviceOps:
         namespace = self._family.namespace
         if namespace is None:
             return None
-        if self._family.key in ("npu", "musa"):  # the extension registers the namespace
-            __import__(f"torch_{self._family.key}")
+        if self._family.extension is not None:  # the extension registers the namespace
+            __import__(self._family.extension)
         return getattr(self._torch(), namespace)
 
     # -- device objects --------------------------------------------------------
@@ -230,7 +230,7 @@ class BuiltinDeviceOps:
         api = self._api()
         if api is None:
             return host_total_memory()
-        if self._family.key == "mps":
+        if self._family.unified_memory:
             recommended: Any = getattr(api, "recommended_max_memory", None)
             return host_total_memory() if recommended is None else int(recommended())
         return int(self._properties(api, device_id).total_memory)
@@ -240,7 +240,7 @@ class BuiltinDeviceOps:
         api = self._api()
         if api is None:
             return host_available_memory(), host_total_memory()
-        if self._family.key == "mps":
+        if self._family.unified_memory:
             total = self.get_device_total_memory(device_id)
             return max(total - int(api.driver_allocated_memory()), 0), total
         free, total = api.mem_get_info(device_id)
@@ -260,7 +260,7 @@ class BuiltinDeviceOps:
         api = self._api()
         if api is None:
             return float(host_peak_rss())
-        if self._family.key == "mps":
+        if self._family.unified_memory:
             return float(api.current_allocated_memory())
         api.reset_peak_memory_stats(device)
         return float(api.max_memory_allocated(device))
