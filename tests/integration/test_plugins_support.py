@@ -143,6 +143,31 @@ _PLATFORM_CLASS: Mapping[Runtime, str] = {
 }
 
 
+def _module_hooks(package: str, runtime: Runtime, hooks: Sequence[Hook], *, decorator: bool) -> str:
+    """Module-scope code printing ``IMPORTED <package> <source>`` and registering *hooks*.
+
+    With *decorator*, through ``@plugin_hook``; else through ``HookRegistry.register``.
+    """
+    if not hooks:
+        return ""
+    lines = [
+        f"from {REGISTRY_MODULE[runtime]} import HookRegistry, HookType, plugin_hook",
+        _SOURCE_REPR,
+        f"print('IMPORTED {package}', _src(), flush=True)",
+    ]
+    for index, hook in enumerate(hooks):
+        lines += [
+            f"def _hook_{index}(original, *args, **kwargs):",
+            f"    return original(*args, **kwargs) + {hook.add}",
+            "",
+        ]
+        if decorator:
+            lines.insert(-3, f"@plugin_hook({hook.target!r}, type=HookType.AROUND)")
+        else:
+            lines.append(f"HookRegistry.register({hook.target!r}, _hook_{index}, HookType.AROUND)")
+    return "\n".join(lines) + "\n"
+
+
 def platform_dist(
     dist_name: str,
     platforms: Mapping[str, bool],
@@ -152,15 +177,20 @@ def platform_dist(
     hooks: Sequence[Hook] = (Hook(),),
     fail_import: bool = False,
     fail_callback: bool = False,
+    module_hooks: Sequence[Hook] = (),
+    class_hooks: Sequence[Hook] = (),
 ) -> Dist:
     """A platform distribution: one platform per *platforms* name (``True``: activates).
 
     With *plugin*, it also ships a general plugin of that name (its package is
-    ``<dist>_hooks``).
+    ``<dist>_hooks``). *module_hooks* are registered with ``@plugin_hook`` at
+    module scope of the platform module (``<dist>/__init__.py``, holding the
+    activation callbacks), *class_hooks* with ``HookRegistry.register`` at
+    module scope of the platform class module (``<dist>/platform.py``).
     """
     package = dist_name.replace("-", "_")
-    activators = []
-    classes = []
+    activators = [_module_hooks(package, runtime, module_hooks, decorator=True)]
+    classes = [_module_hooks(f"{package}.platform", runtime, class_hooks, decorator=False)]
     entry_points: dict[str, dict[str, str]] = {PLATFORMS_GROUP[runtime]: {}}
     for index, (name, active) in enumerate(platforms.items()):
         result = f"'{package}.platform.Plat{index}'" if active else "None"

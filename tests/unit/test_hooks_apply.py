@@ -310,6 +310,42 @@ def test_disabled_source_is_taken_out_by_the_next_apply(registry: HookRegistry) 
     assert registry.hooks()[0].reason == "its plugin failed"
 
 
+def test_excluded_dists_are_disabled_now_and_later_until_reset(registry: HookRegistry) -> None:
+    platform = PluginSource("vendor", "Vendor_Platform", "1.0", "sglang.srt.platforms")
+    registry.register(f"{MOD}.add", plus(1), HookType.AROUND, source=OBS)
+    registry.register(f"{MOD}.add", plus(10), HookType.AROUND, source=platform)
+    registry.register(f"{MOD}.add", plus(100), HookType.AROUND, source=VENDOR)
+    registry.register(f"{MOD}.add", plus(1000), HookType.AROUND)  # direct: never excluded
+    registry.apply_hooks()
+    assert basic.add(0, 0) == 1111
+    reason = "distribution vendor-platform provides a platform that was not selected"
+    # any spelling of the name; both entry points of the distribution
+    assert registry.exclude_dists(["vendor.platform"], reason) == 2
+    assert registry.excluded_dists == frozenset({"vendor-platform"})
+    registry.apply_hooks()  # the applied ones are taken out
+    assert basic.add(0, 0) == 1001
+    assert [(i.status, i.reason) for i in registry.hooks()] == [
+        (HookStatus.APPLIED, None),
+        (HookStatus.DISABLED, reason),
+        (HookStatus.DISABLED, reason),
+        (HookStatus.APPLIED, None),
+    ]
+    # registered later from an excluded distribution: disabled at registration
+    with plugin_source(VENDOR):
+        registry.register(f"{MOD}.add", plus(20), HookType.AROUND)
+    assert registry.hooks()[-1].status is HookStatus.DISABLED
+    assert registry.hooks()[-1].reason == reason
+    registry.apply_hooks()
+    assert basic.add(0, 0) == 1001
+    # reset forgets the exclusion
+    registry.reset()
+    assert registry.excluded_dists == frozenset()
+    registry.register(f"{MOD}.add", plus(20), HookType.AROUND, source=VENDOR)
+    registry.apply_hooks()
+    assert registry.hooks()[0].status is HookStatus.APPLIED
+    assert basic.add(0, 0) == 20
+
+
 # -- sources and reports -------------------------------------------------------------------
 
 

@@ -117,6 +117,33 @@ def test_sdk_imports_only_the_standard_library_and_typing_extensions() -> None:
     assert foreign == [], f"sglang.sdk imported {foreign}"
 
 
+def test_platform_selection_does_not_import_the_hook_engine() -> None:
+    """Selection attributes hooks through the stdlib-only ``sglang.runtime.plugin_source``.
+
+    It must not pay for :mod:`sglang.runtime.hooks` (explicit selection has
+    a 30 ms budget, ``docs/benchmarks/selection.rst``).
+    """
+    code = """
+    import json, sys
+    before = set(sys.modules)
+    import sglang.runtime.plugin_source
+    source_new = sorted(set(sys.modules) - before)
+    import sglang.runtime.selection, sglang.runtime.selection_engine
+    print(json.dumps([source_new, sorted(m for m in sys.modules if m.startswith("sglang."))]))
+    """
+    source_new, ours = json.loads(run_python(code).check().stdout)
+    foreign = [
+        name
+        for name in source_new
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and name not in {"sglang", "sglang._version", "sglang.runtime"}
+        and name != "sglang.runtime.plugin_source"
+    ]
+    assert foreign == [], f"sglang.runtime.plugin_source imported {foreign}"
+    assert "sglang.runtime.plugin_source" in ours
+    assert not [m for m in ours if m.startswith("sglang.runtime.hooks")], ours
+
+
 def console_script() -> Path:
     script = Path(sysconfig.get_path("scripts")) / "sglang"
     assert script.exists(), f"console script missing at {script}; run `pip install -e .`"

@@ -9,10 +9,18 @@ activation steps, each run once per process through an
   runtime's general-plugin entry points, keep those allowed by
   ``SGLANG_PLUGINS`` and not shipped by an unselected platform
   distribution, import each and run its callback with
-  :data:`~sglang.runtime.hooks.source._current_plugin_source` set, so every
+  :data:`~sglang.runtime.plugin_source._current_plugin_source` set, so every
   hook it registers records the plugin and distribution;
 * **application** (:meth:`RuntimePlugins.apply_plugin_hooks`): register
   first if needed, then resolve and patch the targets.
+
+Platform selection sets the same plugin source while it imports and calls
+each platform entry point's activation callback and while it builds the
+selected plugin's platform class. Hooks a platform module registers at
+import time therefore belong to their distribution, and the loader
+disables those of every unselected platform distribution
+(:meth:`~sglang.runtime.hooks.HookRegistry.exclude_dists`) before it
+applies anything (see :func:`enforce_policy`).
 
 SRT's ``load_plugins()`` runs both; diffusion's ``load_plugins()`` runs the
 first and ``apply_plugin_hooks()`` the second.
@@ -57,6 +65,8 @@ __all__ = [
     "PluginState",
     "RuntimePlugins",
     "_current_plugin_source",
+    "enforce_policy",
+    "excluded_reason",
     "load_group",
     "reset_all_for_tests",
     "runtime_plugins",
@@ -135,6 +145,13 @@ class PluginPolicy:
         """The distributions whose plugins must load and apply (the selected one)."""
         return frozenset() if self.selected_dist is None else frozenset({self.selected_dist})
 
+    def decides(self, dist: str) -> bool:
+        """Whether *dist* (any spelling) is the selected or an excluded distribution."""
+        name = normalize_dist_name(dist)
+        return any(
+            normalize_dist_name(d) == name for d in self.required_dists | self.excluded_dists
+        )
+
 
 class PluginLoadError(RuntimeError):
     """A required general plugin failed to import or in its callback; startup stops.
@@ -181,6 +198,49 @@ _logger = logging.getLogger(PLUGINS_LOGGER)
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
+
+
+def excluded_reason(spec: RuntimeSpec, dist: str, selected_dist: str | None) -> str:
+    """Why the hooks of platform distribution *dist* are disabled (a :class:`HookInfo` reason)."""
+    names = sorted(
+        {
+            record.name
+            for record in entry_point_index().group(spec.platforms_group)
+            if normalize_dist_name(record.dist_name) == normalize_dist_name(dist)
+        }
+    )
+    chosen = (
+        "a built-in platform"
+        if selected_dist is None
+        else f"the platform of distribution {selected_dist}"
+    )
+    how = " or ".join(f"{spec.selector_env}={name}" for name in names) or spec.selector_env
+    return (
+        f"distribution {dist} provides a platform that was not selected ({spec.title} selected "
+        f"{chosen}); hooks of unselected platform packages are skipped. Select its platform "
+        f"with {how} to use them."
+    )
+
+
+def enforce_policy(spec: RuntimeSpec, registry: HookRegistry, policy: PluginPolicy) -> None:
+    """Make *registry* follow *policy*: require the selected distribution, exclude the others.
+
+    Hook failures of the selected platform's distribution abort
+    :meth:`~HookRegistry.apply_hooks`; every hook of an excluded platform
+    distribution (registered by its platform module while selection loaded
+    it, or later) is disabled with a reason naming the distribution and the
+    selector variable (:meth:`HookRegistry.exclude_dists`).
+    """
+    registry.set_required_dists(policy.required_dists)
+    for dist in sorted(policy.excluded_dists):
+        count = registry.exclude_dists([dist], excluded_reason(spec, dist, policy.selected_dist))
+        if count:
+            _logger.debug(
+                "%s: disabled %d hook(s) of unselected platform distribution %s",
+                spec.title,
+                count,
+                dist,
+            )
 
 
 def load_group(
@@ -338,6 +398,19 @@ class RuntimePlugins:
             return self._policy
         return self._compute_policy()
 
+    def _undecided_platform_hooks(self, policy: PluginPolicy | None) -> bool:
+        """Whether a platform module registered hooks that *policy* neither requires nor excludes.
+
+        Platform selection registered them (it ran, or runs, in this process)
+        after a policy computed without selecting.
+        """
+        return any(
+            info.source is not None
+            and info.source.group == self.spec.platforms_group
+            and (policy is None or not policy.decides(info.source.dist_name))
+            for info in self.registry.hooks()
+        )
+
     def _compute_policy(self) -> PluginPolicy:
         allowlist = parse_allowlist(os.environ.get(self.spec.plugins_env))
         candidates = [
@@ -345,9 +418,13 @@ class RuntimePlugins:
             for record in entry_point_index().group(self.spec.plugins_group)
             if allowlist is None or record.name in allowlist
         ]
-        installed = self._dists.installed(self.spec) if candidates else frozenset()
-        # No plugin to load, or no platform distribution: nothing to exclude or
-        # require, so the platform need not be selected (no hardware probing).
+        # Platform modules that registered hooks while selection imported them
+        # need a decision too (selection has already run then: no extra cost).
+        needed = bool(candidates) or self._undecided_platform_hooks(None)
+        installed = self._dists.installed(self.spec) if needed else frozenset()
+        # No plugin to load, no platform hook, or no platform distribution:
+        # nothing to exclude or require, so the platform need not be selected
+        # (no hardware probing).
         selected = self._dists.selected(self.spec) if installed else None
         excluded = frozenset(
             dist
@@ -360,12 +437,17 @@ class RuntimePlugins:
 
     def _register(self) -> tuple[PluginOutcome, ...]:
         policy = self._policy = self._compute_policy()
-        self.registry.set_required_dists(policy.required_dists)
+        enforce_policy(self.spec, self.registry, policy)
         self._outcomes = load_group(self.spec, self.registry, policy=policy)
         return self._outcomes
 
     def _apply(self) -> tuple[HookInfo, ...]:
         self.registration.run()
+        if self._undecided_platform_hooks(self._policy):
+            # selection ran after registration, which had no reason to select
+            # (diffusion: load_plugins(), current_platform, apply_plugin_hooks())
+            policy = self._policy = self._compute_policy()
+            enforce_policy(self.spec, self.registry, policy)
         self.registry.apply_hooks()
         return self.registry.hooks()
 

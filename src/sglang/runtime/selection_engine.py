@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sglang.runtime import selection_errors as errors
 from sglang.runtime.environment import is_truthy, parse_allowlist
+from sglang.runtime.plugin_source import PluginSource, plugin_source
 from sglang.runtime.selection_classes import build_platform
 from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection_record import CallbackStatus, SelectionMode
@@ -224,27 +225,43 @@ def _fallback(
     return _builtin(spec, report, spec.default_builtin, reason)
 
 
+def _source(record: EntryPointRecord) -> PluginSource:
+    """The plugin source of hooks a platform entry point registers while selection loads it."""
+    return PluginSource(
+        name=record.name,
+        dist_name=record.dist_name,
+        dist_version=record.dist_version,
+        group=record.group,
+    )
+
+
 def _run_callback(spec: RuntimeSpec, report: ReportBuilder, record: EntryPointRecord) -> str | None:
-    """Import and call *record*'s activation callback; return its qualname or ``None``."""
+    """Import and call *record*'s activation callback; return its qualname or ``None``.
+
+    Hooks the platform module registers meanwhile (at import or in the
+    callback) are attributed to the entry point, so the plugin loader can
+    tell the selected platform's hooks from those of the others.
+    """
     report.current = record
     try:
-        try:
-            callback = record.load()
-        except Exception as exc:
-            report.record(record, CallbackStatus.FAILED, error=errors.format_exception(exc))
-            raise PlatformSelectionError(
-                errors.callback_failed(spec, record, "importing", exc)
-            ) from exc
-        if not callable(callback):
-            report.record(record, CallbackStatus.FAILED, error="not callable")
-            raise PlatformContractError(errors.not_callable(spec, record, callback))
-        try:
-            result: object = callback()
-        except Exception as exc:
-            report.record(record, CallbackStatus.FAILED, error=errors.format_exception(exc))
-            raise PlatformSelectionError(
-                errors.callback_failed(spec, record, "running", exc)
-            ) from exc
+        with plugin_source(_source(record)):
+            try:
+                callback = record.load()
+            except Exception as exc:
+                report.record(record, CallbackStatus.FAILED, error=errors.format_exception(exc))
+                raise PlatformSelectionError(
+                    errors.callback_failed(spec, record, "importing", exc)
+                ) from exc
+            if not callable(callback):
+                report.record(record, CallbackStatus.FAILED, error="not callable")
+                raise PlatformContractError(errors.not_callable(spec, record, callback))
+            try:
+                result: object = callback()
+            except Exception as exc:
+                report.record(record, CallbackStatus.FAILED, error=errors.format_exception(exc))
+                raise PlatformSelectionError(
+                    errors.callback_failed(spec, record, "running", exc)
+                ) from exc
     finally:
         report.current = None
     if result is None:
@@ -266,9 +283,10 @@ def _plugin(
     reason: str,
 ) -> Selected:
     report.activity = f"constructing platform class {qualname}"
-    cls, platform = build_platform(
-        spec, qualname, source=errors.who(spec, record), dist_name=record.dist_name, plugin=True
-    )
+    with plugin_source(_source(record)):  # hooks its class module registers are the plugin's
+        cls, platform = build_platform(
+            spec, qualname, source=errors.who(spec, record), dist_name=record.dist_name, plugin=True
+        )
     report.platform_class = f"{cls.__module__}.{cls.__qualname__}"
     report.platform_dist = record.dist_name
     report.platform_entry_point = record.name

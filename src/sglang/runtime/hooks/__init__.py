@@ -14,19 +14,22 @@ Modules:
 * :mod:`~sglang.runtime.hooks.aliases`: rebinding ``from x import f`` aliases;
 * :mod:`~sglang.runtime.hooks.apply`: one apply as a transaction;
 * :mod:`~sglang.runtime.hooks.registry`: the public registry;
-* :mod:`~sglang.runtime.hooks.report`: statuses, reports and errors;
-* :mod:`~sglang.runtime.hooks.source`: which plugin registered a hook.
+* :mod:`~sglang.runtime.hooks.report`: statuses, reports and errors.
+
+Which plugin registered a hook lives in :mod:`sglang.runtime.plugin_source`
+(re-exported here), a standard-library-only module that platform selection
+imports without loading the hook engine.
 """
 
 from sglang.runtime.hooks.registry import PLUGINS_LOGGER, HookRegistry
 from sglang.runtime.hooks.report import HookApplyError, HookInfo, HookStatus, format_hooks
-from sglang.runtime.hooks.source import (
+from sglang.runtime.hooks.targets import HookTargetError, TargetKind
+from sglang.runtime.plugin_source import (
     PluginSource,
     _current_plugin_source,
     current_plugin_source,
     plugin_source,
 )
-from sglang.runtime.hooks.targets import HookTargetError, TargetKind
 from sglang.sdk.hooks import HookTarget, HookType, hook_target
 
 __all__ = [

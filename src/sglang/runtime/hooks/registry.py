@@ -22,9 +22,9 @@ from typing import Any, Literal, ParamSpec, TypeVar, overload
 from sglang.runtime.discovery import normalize_dist_name
 from sglang.runtime.hooks.apply import Transaction, restore_all
 from sglang.runtime.hooks.report import HookInfo, HookStatus, format_hooks
-from sglang.runtime.hooks.source import PluginSource, _current_plugin_source
 from sglang.runtime.hooks.state import Entry, RegistryState
 from sglang.runtime.hooks.targets import TargetPath, parse_target
+from sglang.runtime.plugin_source import PluginSource, _current_plugin_source
 from sglang.runtime.runtimes import RuntimeSpec
 from sglang.sdk.hooks import (
     AfterHook,
@@ -64,6 +64,7 @@ class HookRegistry:
         self._lock = threading.RLock()
         self._state = RegistryState()
         self._required_dists: frozenset[str] = frozenset()
+        self._excluded_dists: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"<HookRegistry {self.runtime.name}: {len(self._state.entries)} hook(s)>"
@@ -167,6 +168,10 @@ class HookRegistry:
                     f"{entry.label}: a class can only be registered with HookType.REPLACE "
                     f"(it replaces the target class); {hook_type.name} hooks must be functions"
                 )
+            if source is not None:
+                excluded = self._excluded_dists.get(normalize_dist_name(source.dist_name))
+                if excluded is not None:
+                    entry.status, entry.reason = HookStatus.DISABLED, excluded
             state.entries.append(entry)
             state.by_path.setdefault(path.dotted, []).append(entry)
             state.dirty.add(path.dotted)
@@ -222,6 +227,48 @@ class HookRegistry:
         with self._lock:
             self._required_dists = frozenset(normalize_dist_name(d) for d in dists)
 
+    @property
+    def excluded_dists(self) -> frozenset[str]:
+        """Distributions whose hooks are disabled (see :meth:`exclude_dists`), normalised."""
+        return frozenset(self._excluded_dists)
+
+    def exclude_dists(self, dists: Collection[str], reason: str) -> int:
+        """Disable every hook of *dists*, now and when registered later; return how many now.
+
+        The plugin loader excludes the platform distributions other than the
+        one that provided the selected platform: hooks their platform modules
+        registered while selection imported them are dropped. Every active
+        hook whose source's distribution is one of *dists* (compared
+        normalised) becomes :attr:`~HookStatus.DISABLED` with *reason*, and
+        applied ones are taken out by the next :meth:`apply_hooks`; a hook
+        registered later from one of *dists* is disabled at registration.
+        Direct registrations (no source) are never excluded. :meth:`reset`
+        forgets the exclusion.
+
+        Args:
+            dists: Distribution names, in any spelling.
+            reason: The :attr:`HookInfo.reason` the disabled hooks report.
+
+        Returns:
+            How many registered hooks this call disabled.
+        """
+        names = frozenset(normalize_dist_name(d) for d in dists)
+        count = 0
+        with self._lock:
+            for name in names:
+                self._excluded_dists[name] = reason
+            state = self._state
+            for entry in state.entries:
+                if (
+                    entry.source is not None
+                    and entry.active
+                    and normalize_dist_name(entry.source.dist_name) in names
+                ):
+                    entry.status, entry.reason = HookStatus.DISABLED, reason
+                    state.dirty.add(entry.path.dotted)
+                    count += 1
+        return count
+
     def apply_hooks(self, *, required_dists: Collection[str] | None = None) -> tuple[HookInfo, ...]:
         """Resolve and patch every target with hooks registered since the last apply.
 
@@ -252,7 +299,7 @@ class HookRegistry:
             restore_all(self._state)
 
     def reset(self, *, restore: bool = True) -> None:
-        """Forget every registration; with *restore* (the default) undo every patch first.
+        """Forget every registration and exclusion; with *restore* (the default) undo patches first.
 
         With ``restore=False`` applied patches stay in place but are no longer
         tracked (they cannot be undone afterwards).
@@ -261,6 +308,7 @@ class HookRegistry:
             if restore:
                 restore_all(self._state)
             self._state = RegistryState()
+            self._excluded_dists = {}
 
     def disable_source(self, source: PluginSource, reason: str) -> int:
         """Disable every active hook of *source* (its plugin failed); return how many.

@@ -12,7 +12,7 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sglang.runtime.hooks.source import PluginSource
+from sglang.runtime.plugin_source import PluginSource
 from sglang.sdk.hooks import HookType
 
 __all__ = ["HookApplyError", "HookInfo", "HookStatus", "format_hooks"]
@@ -34,7 +34,8 @@ class HookStatus(enum.Enum):
     """Could not be applied (see :attr:`HookInfo.reason`)."""
 
     DISABLED = "disabled"
-    """Dropped because its plugin failed while loading or in its callback."""
+    """Dropped: its plugin failed while loading or in its callback, or its
+    distribution provides a platform that was not selected."""
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sglang.runtime.hooks.report import HookInfo, HookStatus
-from sglang.runtime.hooks.source import PluginSource
 from sglang.runtime.hooks.targets import Location, ResolvedTarget, TargetPath
+from sglang.runtime.plugin_source import PluginSource
 from sglang.sdk.hooks import HookType
 
 __all__ = ["Entry", "LocationKey", "Patch", "RegistryState"]

@@ -6,6 +6,7 @@ subprocess before ``Scheduler()``)::
 
     load_plugins()
       ├── _get_excluded_dists()        platform distributions other than the selected one
+      ├── HookRegistry.exclude_dists() disable the hooks their platform modules registered
       ├── load_plugins_by_group(...)   entry points of "sglang.srt.plugins", filtered by
       │                                SGLANG_PLUGINS, minus the excluded distributions
       ├── for each plugin:             _current_plugin_source set while it is imported
@@ -26,6 +27,7 @@ from sglang.runtime.plugins import (
     PluginPolicy,
     PluginStage,
     PluginState,
+    enforce_policy,
     load_group,
     runtime_plugins,
     spec_for_group,
@@ -91,7 +93,7 @@ def load_plugins_by_group(
     policy = plugins.policy()
     if excluded_dists is not None:
         policy = PluginPolicy(policy.allowlist, policy.selected_dist, frozenset(excluded_dists))
-    plugins.registry.set_required_dists(policy.required_dists)
+    enforce_policy(plugins.spec, plugins.registry, policy)
     return load_group(plugins.spec, plugins.registry, group=group, policy=policy)
 
 
