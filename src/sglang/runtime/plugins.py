@@ -39,7 +39,6 @@ from __future__ import annotations
 import enum
 import logging
 import os
-import threading
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,7 +53,7 @@ from sglang.runtime.hooks import (
     _current_plugin_source,
     plugin_source,
 )
-from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
+from sglang.runtime.runtimes import DIFFUSION, SRT, PerRuntime, RuntimeSpec
 
 __all__ = [
     "PlatformDists",
@@ -507,19 +506,12 @@ class RuntimePlugins:
         self._outcomes = ()
 
 
-_runtimes: dict[RuntimeSpec, RuntimePlugins] = {}
-_runtimes_lock = threading.Lock()
+_runtimes: PerRuntime[RuntimePlugins] = PerRuntime(RuntimePlugins)
 
 
 def runtime_plugins(spec: RuntimeSpec) -> RuntimePlugins:
     """Return the process's :class:`RuntimePlugins` of *spec* (created on first use)."""
-    plugins = _runtimes.get(spec)
-    if plugins is None:
-        with _runtimes_lock:
-            plugins = _runtimes.get(spec)
-            if plugins is None:
-                plugins = _runtimes[spec] = RuntimePlugins(spec)
-    return plugins
+    return _runtimes.get(spec)
 
 
 def spec_for_group(group: str) -> RuntimeSpec:
@@ -529,5 +521,5 @@ def spec_for_group(group: str) -> RuntimeSpec:
 
 def reset_all_for_tests(*, restore: bool = True) -> None:
     """Reset both runtimes' plugin state (:meth:`RuntimePlugins.reset`). Tests only."""
-    for plugins in list(_runtimes.values()):
+    for plugins in _runtimes.values():
         plugins.reset(restore=restore)

@@ -8,7 +8,10 @@ between SRT and diffusion is a field here, not a branch in the engine.
 from __future__ import annotations
 
 import enum
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from sglang.sdk import constants
 from sglang.sdk.device import PlatformEnum as SRTPlatformEnum
@@ -16,7 +19,7 @@ from sglang.sdk.diffusion import Platform as DiffusionPlatformBase
 from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
 from sglang.sdk.srt import SRTPlatform
 
-__all__ = ["DIFFUSION", "SRT", "BuiltinPlatform", "RuntimeSpec"]
+__all__ = ["DIFFUSION", "SRT", "BuiltinPlatform", "PerRuntime", "RuntimeSpec"]
 
 
 @dataclass(frozen=True)
@@ -162,3 +165,37 @@ DIFFUSION = RuntimeSpec(
     auto_only_builtins=frozenset({"xpu"}),
 )
 """The diffusion (``sglang.multimodal_gen``) runtime."""
+
+
+T = TypeVar("T")
+
+
+class PerRuntime(Generic[T]):
+    """One object per runtime in this process, created on first use (thread-safe).
+
+    The engine keeps its process-wide state (selection gates, plugin
+    registries) per :class:`RuntimeSpec` through this one mechanism.
+
+    Args:
+        factory: Builds the object for a runtime the first time it is asked for.
+    """
+
+    def __init__(self, factory: Callable[[RuntimeSpec], T]) -> None:
+        self._factory = factory
+        self._items: dict[RuntimeSpec, T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, spec: RuntimeSpec) -> T:
+        """Return *spec*'s object, creating it on first use."""
+        item = self._items.get(spec)
+        if item is None:
+            with self._lock:
+                item = self._items.get(spec)
+                if item is None:
+                    item = self._items[spec] = self._factory(spec)
+        return item
+
+    def values(self) -> tuple[T, ...]:
+        """The objects created so far."""
+        with self._lock:
+            return tuple(self._items.values())

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from sglang.runtime import selection_errors as errors
 from sglang.runtime.discovery import entry_point_index
 from sglang.runtime.gate import GateState, OnceGate
-from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.runtimes import PerRuntime, RuntimeSpec
 from sglang.runtime.selection_errors import PlatformInitError, PlatformSelectionError
 from sglang.runtime.selection_record import ReportBuilder
 
@@ -55,6 +55,7 @@ class _RuntimeState:
         self.spec = spec
         self.builder = ReportBuilder(spec)
         self._report: SelectionReport | None = None
+        self._report_lock = threading.Lock()
         self.selection: OnceGate[Selected] = OnceGate(
             f"{spec.title} platform selection", self._select
         )
@@ -99,7 +100,7 @@ class _RuntimeState:
         """Freeze the builder once selection has finished (``None`` before)."""
         if self.selection.state not in (GateState.DONE, GateState.FAILED):
             return None
-        with _states_lock:
+        with self._report_lock:
             if self._report is None:
                 self._report = self.builder.freeze(
                     error=self.selection.error, first_stack=self.selection.first_stack
@@ -113,18 +114,8 @@ class _RuntimeState:
         self._report = None
 
 
-_states: dict[RuntimeSpec, _RuntimeState] = {}
-_states_lock = threading.Lock()
-
-
-def _state(spec: RuntimeSpec) -> _RuntimeState:
-    state = _states.get(spec)
-    if state is None:
-        with _states_lock:
-            state = _states.get(spec)
-            if state is None:
-                state = _states[spec] = _RuntimeState(spec)
-    return state
+_states: PerRuntime[_RuntimeState] = PerRuntime(_RuntimeState)
+_state = _states.get
 
 
 def resolve_platform(spec: RuntimeSpec) -> object:
