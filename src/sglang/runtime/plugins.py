@@ -40,7 +40,6 @@ import enum
 import logging
 import os
 from dataclasses import dataclass
-from typing import Protocol
 
 from sglang.runtime.discovery import EntryPointRecord, entry_point_index, normalize_dist_name
 from sglang.runtime.environment import parse_allowlist
@@ -52,6 +51,13 @@ from sglang.runtime.hooks import (
     PluginSource,
     _current_plugin_source,
     plugin_source,
+)
+from sglang.runtime.plugin_policy import (
+    PlatformDists,
+    PluginPolicy,
+    SelectionDists,
+    enforce_policy,
+    excluded_reason,
 )
 from sglang.runtime.runtimes import DIFFUSION, SRT, PerRuntime, RuntimeSpec
 
@@ -123,35 +129,6 @@ class PluginOutcome:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class PluginPolicy:
-    """Which general plugins load, and whose failures abort startup.
-
-    Attributes:
-        allowlist: The ``SGLANG_PLUGINS`` names, or ``None`` (unset: all).
-        selected_dist: The distribution that provided the selected platform
-            (``None``: a built-in platform, or selection not needed).
-        excluded_dists: Platform distributions other than the selected one;
-            their general plugins are skipped.
-    """
-
-    allowlist: frozenset[str] | None
-    selected_dist: str | None
-    excluded_dists: frozenset[str]
-
-    @property
-    def required_dists(self) -> frozenset[str]:
-        """The distributions whose plugins must load and apply (the selected one)."""
-        return frozenset() if self.selected_dist is None else frozenset({self.selected_dist})
-
-    def decides(self, dist: str) -> bool:
-        """Whether *dist* (any spelling) is the selected or an excluded distribution."""
-        name = normalize_dist_name(dist)
-        return any(
-            normalize_dist_name(d) == name for d in self.required_dists | self.excluded_dists
-        )
-
-
 class PluginLoadError(RuntimeError):
     """A required general plugin failed to import or in its callback; startup stops.
 
@@ -166,80 +143,11 @@ class PluginLoadError(RuntimeError):
         self.stage = stage
 
 
-class PlatformDists(Protocol):
-    """Where the loader learns the platform distributions (platform selection)."""
-
-    def selected(self, spec: RuntimeSpec) -> str | None:
-        """The distribution of the selected platform (selecting if needed); ``None``: built-in."""
-        ...
-
-    def installed(self, spec: RuntimeSpec) -> frozenset[str]:
-        """Every distribution declaring a platform entry point of *spec*."""
-        ...
-
-
-class _SelectionDists:
-    """:class:`PlatformDists` backed by :mod:`sglang.runtime.selection`."""
-
-    def selected(self, spec: RuntimeSpec) -> str | None:
-        from sglang.runtime.selection import selected_platform_dist
-
-        return selected_platform_dist(spec)
-
-    def installed(self, spec: RuntimeSpec) -> frozenset[str]:
-        from sglang.runtime.selection import platform_dists
-
-        return platform_dists(spec)
-
-
 _logger = logging.getLogger(PLUGINS_LOGGER)
 
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
-
-
-def excluded_reason(spec: RuntimeSpec, dist: str, selected_dist: str | None) -> str:
-    """Why the hooks of platform distribution *dist* are disabled (a :class:`HookInfo` reason)."""
-    names = sorted(
-        {
-            record.name
-            for record in entry_point_index().group(spec.platforms_group)
-            if normalize_dist_name(record.dist_name) == normalize_dist_name(dist)
-        }
-    )
-    chosen = (
-        "a built-in platform"
-        if selected_dist is None
-        else f"the platform of distribution {selected_dist}"
-    )
-    how = " or ".join(f"{spec.selector_env}={name}" for name in names) or spec.selector_env
-    return (
-        f"distribution {dist} provides a platform that was not selected ({spec.title} selected "
-        f"{chosen}); hooks of unselected platform packages are skipped. Select its platform "
-        f"with {how} to use them."
-    )
-
-
-def enforce_policy(spec: RuntimeSpec, registry: HookRegistry, policy: PluginPolicy) -> None:
-    """Make *registry* follow *policy*: require the selected distribution, exclude the others.
-
-    Hook failures of the selected platform's distribution abort
-    :meth:`~HookRegistry.apply_hooks`; every hook of an excluded platform
-    distribution (registered by its platform module while selection loaded
-    it, or later) is disabled with a reason naming the distribution and the
-    selector variable (:meth:`HookRegistry.exclude_dists`).
-    """
-    registry.set_required_dists(policy.required_dists)
-    for dist in sorted(policy.excluded_dists):
-        count = registry.exclude_dists([dist], excluded_reason(spec, dist, policy.selected_dist))
-        if count:
-            _logger.debug(
-                "%s: disabled %d hook(s) of unselected platform distribution %s",
-                spec.title,
-                count,
-                dist,
-            )
 
 
 def load_group(
@@ -371,7 +279,7 @@ class RuntimePlugins:
         self.spec = spec
         self.registry = registry if registry is not None else HookRegistry(spec)
         self._dists: PlatformDists = (
-            platform_dists if platform_dists is not None else _SelectionDists()
+            platform_dists if platform_dists is not None else SelectionDists()
         )
         self._policy: PluginPolicy | None = None
         self._outcomes: tuple[PluginOutcome, ...] = ()
@@ -484,9 +392,6 @@ class RuntimePlugins:
 
     def load_plugins(self) -> tuple[HookInfo, ...]:
         """SRT's single step: register and apply (see :meth:`apply_plugin_hooks`)."""
-        if self._inside_a_step():
-            return ()
-        self.registration.run()
         return self.apply_plugin_hooks()
 
     def outcomes(self) -> tuple[PluginOutcome, ...]:
@@ -501,7 +406,6 @@ class RuntimePlugins:
         self.registration.reset()
         self.application.reset()
         self.registry.reset(restore=restore)
-        self.registry.set_required_dists(())
         self._policy = None
         self._outcomes = ()
 

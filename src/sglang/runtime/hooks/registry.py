@@ -299,9 +299,10 @@ class HookRegistry:
             restore_all(self._state)
 
     def reset(self, *, restore: bool = True) -> None:
-        """Forget every registration and exclusion; with *restore* (the default) undo patches first.
+        """Forget every registration, exclusion and required distribution.
 
-        With ``restore=False`` applied patches stay in place but are no longer
+        With *restore* (the default) every patch is undone first; with
+        ``restore=False`` applied patches stay in place but are no longer
         tracked (they cannot be undone afterwards).
         """
         with self._lock:
@@ -309,6 +310,7 @@ class HookRegistry:
                 restore_all(self._state)
             self._state = RegistryState()
             self._excluded_dists = {}
+            self._required_dists = frozenset()
 
     def disable_source(self, source: PluginSource, reason: str) -> int:
         """Disable every active hook of *source* (its plugin failed); return how many.
