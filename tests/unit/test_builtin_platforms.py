@@ -407,6 +407,9 @@ def test_cuda_operations(cls: type[BuiltinDeviceOps], monkeypatch: pytest.Monkey
     assert platform.get_available_gpu_memory() == 100 * 2**30
     assert platform.get_current_memory_usage() == 12345.0
     assert platform.is_pin_memory_available()
+    assert platform.is_pin_memory_available(torch.device("cuda", 1))
+    # pinning is for copies to the accelerator, never for a CPU target
+    assert platform.is_pin_memory_available(torch.device("cpu")) is False
     assert platform.supports_distributed_device_id()
     platform.set_device(torch.device("cuda", 1))
     platform.empty_cache()

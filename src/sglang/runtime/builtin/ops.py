@@ -278,7 +278,15 @@ class BuiltinDeviceOps:
             api.synchronize()
 
     def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
-        """Whether pinned host memory helps copies to this device."""
+        """Whether pinned host memory helps copies to *device*.
+
+        Pinning speeds up host-to-device copies only for this family's
+        accelerator: with *device* ``None`` (this platform's device) or a
+        device of the family's type, the family decides; for any other
+        target, the CPU included, the answer is ``False``.
+        """
+        if device is not None and device.type != self._family.device_type:
+            return False
         return self._family.pin_memory
 
     # -- distributed ---------------------------------------------------------------
