@@ -37,7 +37,7 @@ from typing import Any
 from _common import machine, median_ms, print_table
 
 from sglang.runtime.hooks import HookRegistry, HookType
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.spec import SRT
 
 AROUND_TARGET = 1.3
 APPLY_TARGET_MS = 50.0

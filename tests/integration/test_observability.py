@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sglang.runtime.hooks import HookRegistry, HookStatus, HookType
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.spec import SRT
 from tests.hooktargets import basic
 from tests.support.dists import REPO_ROOT, Dist, Site, run_python
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sglang.runtime.hooks import HookRegistry, HookType, PluginSource
-from sglang.runtime.plugins import RuntimePlugins
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.plugins.loader import RuntimePlugins
+from sglang.runtime.spec import SRT
 from tests.integration.test_plugins_support import Hook, general_plugin, new_site, run_loader
 
 THREADS = """

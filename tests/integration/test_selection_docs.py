@@ -250,7 +250,7 @@ def documented_builtins() -> list[list[str]]:
 
 def test_builtin_table_matches_the_runtime_tables() -> None:
     from sglang.runtime.builtin.families import FAMILIES
-    from sglang.runtime.runtimes import DIFFUSION, SRT
+    from sglang.runtime.spec import DIFFUSION, SRT
 
     def class_of(spec_builtins: dict[str, str], key: str) -> str:
         qualname = spec_builtins.get(key)

@@ -29,10 +29,10 @@ from sglang.runtime.builtin.ops import (
     host_total_memory,
 )
 from sglang.runtime.discovery import EntryPointIndex
-from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
-from sglang.runtime.selection_engine import select
-from sglang.runtime.selection_errors import PlatformSelectionError
-from sglang.runtime.selection_record import ReportBuilder
+from sglang.runtime.selection.engine import select
+from sglang.runtime.selection.errors import PlatformSelectionError
+from sglang.runtime.selection.record import ReportBuilder
+from sglang.runtime.spec import DIFFUSION, SRT, RuntimeSpec
 from sglang.sdk.device import DeviceCapability
 from sglang.sdk.device import PlatformEnum as SRTEnum
 from sglang.sdk.diffusion import Platform
@@ -530,7 +530,7 @@ def test_importing_builtins_and_selection_does_not_import_torch() -> None:
         """
         import sys
         import sglang.srt.platforms, sglang.multimodal_gen.runtime.platforms
-        import sglang.runtime.selection, sglang.runtime.selection_engine
+        import sglang.runtime.selection.current, sglang.runtime.selection.engine
         import sglang.runtime.builtin.srt, sglang.runtime.builtin.diffusion
         print("TORCH", "torch" in sys.modules)
         """

@@ -18,7 +18,7 @@ from sglang.runtime.hooks import (
     PluginSource,
     plugin_source,
 )
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.spec import SRT
 from tests.hooktargets import basic, consumer, plugin_like
 
 MOD = "tests.hooktargets.basic"

@@ -17,7 +17,7 @@ from sglang.runtime.hooks import (
     PluginSource,
     hook_target,
 )
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.spec import SRT
 from tests.hooktargets import basic, consumer
 
 MOD = "tests.hooktargets.basic"

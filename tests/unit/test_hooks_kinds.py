@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sglang.runtime.hooks import HookRegistry, HookStatus, HookType
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.spec import SRT
 from tests.hooktargets import basic
 
 MOD = "tests.hooktargets.basic"

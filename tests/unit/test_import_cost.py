@@ -128,7 +128,7 @@ def test_platform_selection_does_not_import_the_hook_engine() -> None:
     before = set(sys.modules)
     import sglang.runtime.plugin_source
     source_new = sorted(set(sys.modules) - before)
-    import sglang.runtime.selection, sglang.runtime.selection_engine
+    import sglang.runtime.selection.current, sglang.runtime.selection.engine
     print(json.dumps([source_new, sorted(m for m in sys.modules if m.startswith("sglang."))]))
     """
     source_new, ours = json.loads(run_python(code).check().stdout)
@@ -211,7 +211,7 @@ def test_star_import_does_not_select_a_platform(module: str) -> None:
         import sys
         from {module} import *
         from sglang.runtime.gate import GateState
-        from sglang.runtime import selection
+        from sglang.runtime.selection import current as selection
         states = [state.selection.state for state in selection._states.values()]
         print(all(state is GateState.PENDING for state in states), "torch" in sys.modules)
         """

@@ -16,17 +16,17 @@ import pytest
 from sglang.runtime.builtin.families import ProbeContext
 from sglang.runtime.discovery import entry_point_index, refresh
 from sglang.runtime.environment import parse_allowlist
-from sglang.runtime.runtimes import DIFFUSION, SRT, RuntimeSpec
-from sglang.runtime.selection import (
+from sglang.runtime.selection.classes import import_qualname
+from sglang.runtime.selection.current import (
     reset_selection,
     resolve_platform,
     selected_platform_dist,
     selection_report,
 )
-from sglang.runtime.selection_classes import import_qualname
-from sglang.runtime.selection_engine import Selected, select
-from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
-from sglang.runtime.selection_record import CallbackStatus, ReportBuilder, SelectionMode
+from sglang.runtime.selection.engine import Selected, select
+from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
+from sglang.runtime.selection.record import CallbackStatus, ReportBuilder, SelectionMode
+from sglang.runtime.spec import DIFFUSION, SRT, RuntimeSpec
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from tests.integration.test_selection_support import plugin
 from tests.support.dists import REPO_ROOT, Dist, Site

@@ -41,7 +41,7 @@ from sglang.runtime.hooks.targets import (
     locate,
     uninstall,
 )
-from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.spec import RuntimeSpec
 from sglang.sdk.hooks import HookType
 
 __all__ = ["Transaction", "restore_all"]

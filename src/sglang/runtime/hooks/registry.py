@@ -25,7 +25,7 @@ from sglang.runtime.hooks.report import HookInfo, HookStatus, format_hooks
 from sglang.runtime.hooks.state import Entry, RegistryState
 from sglang.runtime.hooks.targets import TargetPath, parse_target
 from sglang.runtime.plugin_source import PluginSource, _current_plugin_source
-from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.spec import RuntimeSpec
 from sglang.sdk.hooks import (
     AfterHook,
     AroundHook,

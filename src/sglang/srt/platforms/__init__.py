@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sglang.runtime.platform_api import RuntimePlatformAPI
+from sglang.runtime.selection.api import RuntimePlatformAPI
 
 if TYPE_CHECKING:
     from sglang.sdk.srt import SRTPlatform

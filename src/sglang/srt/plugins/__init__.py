@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from sglang.runtime.hooks import HookApplyError, HookInfo, PluginSource, _current_plugin_source
-from sglang.runtime.plugins import (
+from sglang.runtime.plugins.loader import (
     PluginLoadError,
     PluginOutcome,
     PluginPolicy,
@@ -32,7 +32,7 @@ from sglang.runtime.plugins import (
     runtime_plugins,
     spec_for_group,
 )
-from sglang.runtime.runtimes import SRT
+from sglang.runtime.spec import SRT
 
 __all__ = [
     "HookApplyError",

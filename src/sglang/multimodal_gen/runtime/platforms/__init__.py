@@ -20,7 +20,7 @@ from sglang.multimodal_gen.runtime.platforms.interface import (
     Platform,
     PlatformEnum,
 )
-from sglang.runtime.platform_api import RuntimePlatformAPI
+from sglang.runtime.selection.api import RuntimePlatformAPI
 
 if TYPE_CHECKING:
     current_platform: Platform

@@ -26,8 +26,8 @@ from sglang.runtime.hooks import (
     _current_plugin_source,
 )
 from sglang.runtime.hooks import HookRegistry as _HookRegistry
-from sglang.runtime.plugins import PluginLoadError, PluginOutcome, runtime_plugins
-from sglang.runtime.runtimes import DIFFUSION
+from sglang.runtime.plugins.loader import PluginLoadError, PluginOutcome, runtime_plugins
+from sglang.runtime.spec import DIFFUSION
 from sglang.sdk.hooks import HookTarget, HookType, hook_target
 
 __all__ = [

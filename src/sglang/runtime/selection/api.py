@@ -5,7 +5,7 @@ each expose ``current_platform`` (a lazy module attribute),
 ``get_selected_platform_dist()``, ``initialize_current_platform()`` and
 ``get_selection_report()``. Both modules bind them from one
 :class:`RuntimePlatformAPI`, which names its runtime by the runtime
-variable's name in :mod:`sglang.runtime.runtimes` and imports the engine
+variable's name in :mod:`sglang.runtime.spec` and imports the engine
 only on first use, so importing a documented module stays cheap.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sglang.runtime.runtimes import RuntimeSpec
-    from sglang.runtime.selection_report import SelectionReport
+    from sglang.runtime.selection.report import SelectionReport
+    from sglang.runtime.spec import RuntimeSpec
 
 __all__ = ["RuntimePlatformAPI"]
 
@@ -26,23 +26,21 @@ class RuntimePlatformAPI:
     """The platform functions of one runtime.
 
     Args:
-        runtime: The name of the runtime's :class:`~sglang.runtime.runtimes.RuntimeSpec`
-            in :mod:`sglang.runtime.runtimes` (``"SRT"`` or ``"DIFFUSION"``).
+        runtime: The name of the runtime's :class:`~sglang.runtime.spec.RuntimeSpec`
+            in :mod:`sglang.runtime.spec` (``"SRT"`` or ``"DIFFUSION"``).
     """
 
     def __init__(self, runtime: str) -> None:
         self._runtime = runtime
 
     def spec(self) -> RuntimeSpec:
-        """Return the runtime's spec (imports :mod:`sglang.runtime.runtimes`)."""
-        spec: RuntimeSpec = getattr(
-            importlib.import_module("sglang.runtime.runtimes"), self._runtime
-        )
+        """Return the runtime's spec (imports :mod:`sglang.runtime.spec`)."""
+        spec: RuntimeSpec = getattr(importlib.import_module("sglang.runtime.spec"), self._runtime)
         return spec
 
     def current_platform(self) -> object:
         """Return the selected platform, selecting it once per process on first use."""
-        from sglang.runtime.selection import resolve_platform
+        from sglang.runtime.selection.current import resolve_platform
 
         return resolve_platform(self.spec())
 
@@ -51,13 +49,13 @@ class RuntimePlatformAPI:
 
         Selects the platform first if that has not happened yet.
         """
-        from sglang.runtime.selection import selected_platform_dist
+        from sglang.runtime.selection.current import selected_platform_dist
 
         return selected_platform_dist(self.spec())
 
     def initialize_current_platform(self) -> None:
         """Run the selected platform's ``init_backend()`` at most once in this process."""
-        from sglang.runtime.selection import initialize_current_platform
+        from sglang.runtime.selection.current import initialize_current_platform
 
         initialize_current_platform(self.spec())
 
@@ -70,7 +68,7 @@ class RuntimePlatformAPI:
             PlatformSelectionError: Called from inside selection (an activation
                 callback), when there is no report yet.
         """
-        from sglang.runtime.selection import selection_report
+        from sglang.runtime.selection.current import selection_report
 
         report = selection_report(self.spec())
         assert report is not None  # selection has run: resolve defaults to True

@@ -2,7 +2,7 @@
 
 Selection records every step it takes (which activation callbacks ran and
 what each returned, which built-in probes ran, which platform was chosen and
-why) in a :class:`~sglang.runtime.selection_record.ReportBuilder`; the
+why) in a :class:`~sglang.runtime.selection.record.ReportBuilder`; the
 finished, frozen :class:`SelectionReport` is what ``sglang plugins`` prints
 and what :func:`sglang.runtime.selection.selection_report` returns, also
 when selection failed. This module is imported only when a report is asked
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sglang.runtime.selection_record import CallbackStatus, SelectionMode
+from sglang.runtime.selection.record import CallbackStatus, SelectionMode
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeOutcome

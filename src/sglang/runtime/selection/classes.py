@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib
 import inspect
 
-from sglang.runtime import selection_errors as errors
-from sglang.runtime.runtimes import RuntimeSpec
-from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
+from sglang.runtime.selection import errors
+from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
+from sglang.runtime.spec import RuntimeSpec
 
 __all__ = ["build_platform", "import_qualname"]
 

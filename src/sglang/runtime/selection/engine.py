@@ -1,7 +1,7 @@
 """The selection algorithm, written once for both runtimes.
 
 :func:`select` implements the SRT and the diffusion selection chains from
-one :class:`~sglang.runtime.runtimes.RuntimeSpec`:
+one :class:`~sglang.runtime.spec.RuntimeSpec`:
 
 * the selector variable names a built-in alias (diffusion): that built-in,
   without probing;
@@ -16,7 +16,7 @@ one :class:`~sglang.runtime.runtimes.RuntimeSpec`:
 
 It takes the environment, the entry-point index and the probe context as
 arguments, so tests can drive it in-process; the process-wide, once-only
-wrapper is :mod:`sglang.runtime.selection`.
+wrapper is :mod:`sglang.runtime.selection.current`.
 """
 
 from __future__ import annotations
@@ -25,18 +25,18 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from sglang.runtime import selection_errors as errors
 from sglang.runtime.environment import is_truthy, parse_allowlist
 from sglang.runtime.plugin_source import PluginSource, plugin_source
-from sglang.runtime.selection_classes import build_platform
-from sglang.runtime.selection_errors import PlatformContractError, PlatformSelectionError
-from sglang.runtime.selection_record import CallbackStatus, SelectionMode
+from sglang.runtime.selection import errors
+from sglang.runtime.selection.classes import build_platform
+from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
+from sglang.runtime.selection.record import CallbackStatus, SelectionMode
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
     from sglang.runtime.discovery import EntryPointIndex, EntryPointRecord
-    from sglang.runtime.runtimes import RuntimeSpec
-    from sglang.runtime.selection_record import ReportBuilder
+    from sglang.runtime.selection.record import ReportBuilder
+    from sglang.runtime.spec import RuntimeSpec
 
 __all__ = ["LOGGER_NAME", "Selected", "select"]
 

@@ -1,6 +1,6 @@
 """The record platform selection keeps while it runs: modes, statuses, the builder.
 
-Kept apart from :mod:`sglang.runtime.selection_report` so that selecting a
+Kept apart from :mod:`sglang.runtime.selection.report` so that selecting a
 platform imports only these few cheap definitions; the frozen report
 dataclasses are built when a report is asked for.
 """
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeOutcome
     from sglang.runtime.discovery import EntryPointRecord
-    from sglang.runtime.runtimes import RuntimeSpec
-    from sglang.runtime.selection_report import SelectionReport
+    from sglang.runtime.selection.report import SelectionReport
+    from sglang.runtime.spec import RuntimeSpec
 
 __all__ = ["CallbackRecord", "CallbackStatus", "ReportBuilder", "SelectionMode"]
 
@@ -90,8 +90,8 @@ class ReportBuilder:
     def freeze(
         self, *, error: BaseException | None = None, first_stack: tuple[str, ...] = ()
     ) -> SelectionReport:
-        """Return the finished :class:`~sglang.runtime.selection_report.SelectionReport`."""
-        from sglang.runtime.selection_report import CallbackOutcome, SelectionReport
+        """Return the finished :class:`~sglang.runtime.selection.report.SelectionReport`."""
+        from sglang.runtime.selection.report import CallbackOutcome, SelectionReport
 
         callbacks = tuple(
             CallbackOutcome(

@@ -52,14 +52,14 @@ from sglang.runtime.hooks import (
     _current_plugin_source,
     plugin_source,
 )
-from sglang.runtime.plugin_policy import (
+from sglang.runtime.plugins.policy import (
     PlatformDists,
     PluginPolicy,
     SelectionDists,
     enforce_policy,
     excluded_reason,
 )
-from sglang.runtime.runtimes import DIFFUSION, SRT, PerRuntime, RuntimeSpec
+from sglang.runtime.spec import DIFFUSION, SRT, PerRuntime, RuntimeSpec
 
 __all__ = [
     "PlatformDists",
@@ -266,7 +266,7 @@ class RuntimePlugins:
         spec: The runtime.
         registry: The hook registry (a new one by default).
         platform_dists: Where the platform distributions come from
-            (:mod:`sglang.runtime.selection` by default).
+            (:mod:`sglang.runtime.selection.current` by default).
     """
 
     def __init__(

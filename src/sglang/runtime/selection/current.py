@@ -1,7 +1,7 @@
 """Platform selection for both runtimes: once per process, behind a gate.
 
 :func:`resolve_platform` returns the runtime's selected platform, running
-:func:`sglang.runtime.selection_engine.select` the first time through an
+:func:`sglang.runtime.selection.engine.select` the first time through an
 :class:`~sglang.runtime.gate.OnceGate`: concurrent first calls select once,
 a failure is remembered and re-raised, and an activation callback that
 touches ``current_platform`` gets a :class:`PlatformSelectionError`
@@ -20,17 +20,17 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from sglang.runtime import selection_errors as errors
 from sglang.runtime.discovery import entry_point_index
 from sglang.runtime.gate import GateState, OnceGate
-from sglang.runtime.runtimes import PerRuntime, RuntimeSpec
-from sglang.runtime.selection_errors import PlatformInitError, PlatformSelectionError
-from sglang.runtime.selection_record import ReportBuilder
+from sglang.runtime.selection import errors
+from sglang.runtime.selection.errors import PlatformInitError, PlatformSelectionError
+from sglang.runtime.selection.record import ReportBuilder
+from sglang.runtime.spec import PerRuntime, RuntimeSpec
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
-    from sglang.runtime.selection_engine import Selected
-    from sglang.runtime.selection_report import SelectionReport
+    from sglang.runtime.selection.engine import Selected
+    from sglang.runtime.selection.report import SelectionReport
 
 __all__ = [
     "initialize_current_platform",
@@ -64,7 +64,7 @@ class _RuntimeState:
         )
 
     def _select(self) -> Selected:
-        from sglang.runtime.selection_engine import select
+        from sglang.runtime.selection.engine import select
 
         return select(
             self.spec,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sglang.runtime.discovery import EntryPointRecord
-    from sglang.runtime.runtimes import RuntimeSpec
-    from sglang.runtime.selection_engine import Selected
+    from sglang.runtime.selection.engine import Selected
+    from sglang.runtime.spec import RuntimeSpec
 
 __all__ = [
     "PlatformContractError",

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from sglang.runtime.discovery import entry_point_index, normalize_dist_name
 from sglang.runtime.hooks import PLUGINS_LOGGER, HookRegistry
-from sglang.runtime.runtimes import RuntimeSpec
+from sglang.runtime.spec import RuntimeSpec
 
 __all__ = [
     "PlatformDists",
@@ -71,17 +71,17 @@ class PlatformDists(Protocol):
 
 
 class SelectionDists:
-    """:class:`PlatformDists` backed by :mod:`sglang.runtime.selection`."""
+    """:class:`PlatformDists` backed by :mod:`sglang.runtime.selection.current`."""
 
     def selected(self, spec: RuntimeSpec) -> str | None:
         """Select *spec*'s platform if needed; return its distribution (``None``: built-in)."""
-        from sglang.runtime.selection import selected_platform_dist
+        from sglang.runtime.selection.current import selected_platform_dist
 
         return selected_platform_dist(spec)
 
     def installed(self, spec: RuntimeSpec) -> frozenset[str]:
         """Every distribution declaring a platform of *spec* (metadata only)."""
-        from sglang.runtime.selection import platform_dists
+        from sglang.runtime.selection.current import platform_dists
 
         return platform_dists(spec)
 

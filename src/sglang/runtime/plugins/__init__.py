@@ -1,0 +1,1 @@
+"""General-plugin loading for both runtimes."""

@@ -1,0 +1,1 @@
+"""Platform selection for both runtimes."""
