@@ -92,6 +92,23 @@ SCENARIOS: dict[str, Scenario] = {
     "not-found-diffusion-xpu": Scenario(
         [demo(runtime="diffusion")], {"SGLANG_DIFFUSION_PLATFORM_OVERRIDE": "xpu"}, "diffusion"
     ),
+    "reserved-name": Scenario([demo(runtime="diffusion", name="cuda")], runtime="diffusion"),
+    "empty-identity": Scenario(
+        [
+            plugin(
+                "sglang-demo-platform",
+                "demo",
+                runtime="diffusion",
+                returns="'sglang_demo_platform.platform:DemoDiffusionPlatform'",
+                package="sglang_demo_platform",
+                platform_source=DIFFUSION_CLASS
+                + '    device_name = "demo"\n    device_type = ""\n',
+                version="0.1.0",
+            )
+        ],
+        runtime="diffusion",
+    ),
+    "bad-flag": Scenario([], {"SGLANG_USE_CPU_ENGINE": "maybe"}),
     "hardware-unavailable": Scenario([demo(returns=None)], {"SGLANG_PLATFORM": "demo"}),
     "duplicate-name": Scenario([demo(), demo(dist_name="demo-fork")]),
     "many-activated": Scenario(

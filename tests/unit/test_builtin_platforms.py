@@ -181,10 +181,17 @@ def test_srt_cpu_engine_wins_without_probing(flag: str) -> None:
     assert report.probes == ()
 
 
-@pytest.mark.parametrize("flag", ["0", "", "false", "2"])
+@pytest.mark.parametrize("flag", ["0", "", "false", " Off ", "no"])
 def test_srt_cpu_engine_off_probes(flag: str) -> None:
     name, _ = selected(SRT, lambda: context(fake_torch(cuda=4)), {"SGLANG_USE_CPU_ENGINE": flag})
     assert name == "CudaSRTPlatform"
+
+
+@pytest.mark.parametrize("flag", ["2", "maybe", "y"])
+def test_srt_cpu_engine_rejects_what_is_not_a_boolean(flag: str) -> None:
+    # once silently "off"; a typo must not quietly probe (and maybe pick) a GPU
+    with pytest.raises(PlatformSelectionError, match="is not a boolean"):
+        selected(SRT, no_probing, {"SGLANG_USE_CPU_ENGINE": flag})
 
 
 # -- the diffusion detection order ---------------------------------------------------

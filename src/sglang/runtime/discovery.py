@@ -45,6 +45,7 @@ from dataclasses import dataclass
 __all__ = [
     "EntryPointIndex",
     "EntryPointRecord",
+    "duplicate_names",
     "entry_point_index",
     "normalize_dist_name",
     "refresh",
@@ -113,6 +114,20 @@ class EntryPointRecord:
         for part in filter(None, self.attr.split(".")):
             target = getattr(target, part)
         return target
+
+
+def duplicate_names(
+    records: Iterable[EntryPointRecord],
+) -> dict[str, list[EntryPointRecord]]:
+    """Return every entry-point name that more than one of *records* declares.
+
+    Within one group such a name is ambiguous: selectors and allowlists name
+    entry points, so they cannot tell the declarations apart.
+    """
+    by_name: dict[str, list[EntryPointRecord]] = {}
+    for record in records:
+        by_name.setdefault(record.name, []).append(record)
+    return {name: items for name, items in by_name.items() if len(items) > 1}
 
 
 # group -> [(name, value, dist_name, dist_version)], before records are built

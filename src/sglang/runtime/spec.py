@@ -73,6 +73,11 @@ class RuntimeSpec:
         auto_allowlist_env: Environment variable whose comma-separated names
             filter auto-discovered platform plugins while
             :attr:`selector_env` is unset (SRT only).
+        reserves_builtin_names: Whether a platform entry point named like a
+            built-in (any case) is rejected (diffusion), see :attr:`reserved_names`.
+        identity_attributes: Attributes every platform class must set to a
+            non-empty string before it becomes current (diffusion:
+            ``device_name`` and ``device_type``).
     """
 
     name: str
@@ -94,6 +99,15 @@ class RuntimeSpec:
     cpu_engine_env: str | None = None
     cpu_engine_builtin: str | None = None
     auto_allowlist_env: str | None = None
+    reserves_builtin_names: bool = False
+    identity_attributes: tuple[str, ...] = ()
+
+    @property
+    def reserved_names(self) -> frozenset[str]:
+        """The names no platform entry point may have (lower case; empty unless reserved)."""
+        if not self.reserves_builtin_names:
+            return frozenset()
+        return frozenset(platform.key for platform in self.builtins)
 
     def builtin(self, key: str) -> BuiltinPlatform:
         """Return the built-in platform called *key*.
@@ -163,6 +177,8 @@ DIFFUSION = RuntimeSpec(
     default_builtin="cpu",
     override_aliases=frozenset({"cpu", "cuda", "rocm", "mps", "npu", "musa"}),
     auto_only_builtins=frozenset({"xpu"}),
+    reserves_builtin_names=True,
+    identity_attributes=("device_name", "device_type"),
 )
 """The diffusion (``sglang.multimodal_gen``) runtime."""
 

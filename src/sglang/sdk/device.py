@@ -133,6 +133,32 @@ class PlatformIdentity:
     """
 
     _CUDA_ALIKE: ClassVar[frozenset[str]] = frozenset({"CUDA", "ROCM", "MUSA"})
+    _runtime_title: ClassVar[str] = "SGLang"
+    """The runtime this base class belongs to, for :meth:`__repr__` (``"SRT"``, ...)."""
+    _origin: str | None = None
+    """How platform selection chose this instance, for :meth:`__repr__`.
+
+    Set by selection on the instance it makes current, for example
+    ``"entry point 'demo' of distribution sglang-demo-platform 0.1.0
+    (explicit: SGLANG_PLATFORM=demo)"`` or ``"built-in fallback: no plugin
+    activated and CUDA is available"``; ``None`` on an instance that
+    selection did not make.
+    """
+
+    def __repr__(self) -> str:
+        """Say which platform this is: class, runtime, device and where it came from.
+
+        For example ``<SRT platform pkg.mod.MyPlatform, device 'mydev', from
+        entry point 'mydev' of distribution my-plugin 1.0 (explicit:
+        SGLANG_PLATFORM=mydev)>``.
+        """
+        cls = type(self)
+        name = getattr(self, "device_name", "unspecified")
+        origin = self._origin or "not chosen by platform selection"
+        return (
+            f"<{self._runtime_title} platform {cls.__module__}.{cls.__qualname__}, "
+            f"device {name!r}, {origin}>"
+        )
 
     def _identity(self) -> enum.Enum:
         """Return the platform's identity member (the runtime base returns ``_enum``)."""
@@ -243,7 +269,11 @@ class DeviceMixin(PlatformIdentity):
         raise missing_override(self, "get_current_memory_usage")
 
     def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
-        """Whether pinned host memory can be used with *device* (default ``False``)."""
+        """Whether pinned host memory speeds up copies to *device* (default ``False``).
+
+        *device* ``None`` means this platform's device; a CPU target is never
+        worth pinning for.
+        """
         return False
 
     def get_torch_distributed_backend_str(self) -> str:

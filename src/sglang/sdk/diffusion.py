@@ -70,6 +70,7 @@ class Platform(PlatformIdentity):
     ``CustomOp`` implementation (``forward_<name>()``).
     """
 
+    _runtime_title = "diffusion"
     _enum: ClassVar[PlatformEnum] = PlatformEnum.UNSPECIFIED
     device_name: str = "unspecified"
     """Human-readable platform name."""

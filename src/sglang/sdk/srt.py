@@ -24,6 +24,8 @@ class SRTPlatform(DeviceMixin):
     instantiates the class named by an activation callback with ``cls()``.
     """
 
+    _runtime_title = "SRT"
+
     # -- Capability flags ----------------------------------------------------
 
     def support_cuda_graph(self) -> bool:

@@ -41,8 +41,13 @@ import logging
 import os
 from dataclasses import dataclass
 
-from sglang.runtime.discovery import EntryPointRecord, entry_point_index, normalize_dist_name
-from sglang.runtime.environment import parse_allowlist
+from sglang.runtime.allowlist import read_allowlist
+from sglang.runtime.discovery import (
+    EntryPointRecord,
+    duplicate_names,
+    entry_point_index,
+    normalize_dist_name,
+)
 from sglang.runtime.gate import OnceGate
 from sglang.runtime.hooks import (
     PLUGINS_LOGGER,
@@ -63,6 +68,7 @@ from sglang.runtime.spec import DIFFUSION, SRT, PerRuntime, RuntimeSpec
 
 __all__ = [
     "PlatformDists",
+    "PluginConflictError",
     "PluginLoadError",
     "PluginOutcome",
     "PluginPolicy",
@@ -143,7 +149,47 @@ class PluginLoadError(RuntimeError):
         self.stage = stage
 
 
+class PluginConflictError(PluginLoadError):
+    """Two or more distributions declare one general-plugin name in one group.
+
+    Raised before any of them is imported: ``SGLANG_PLUGINS`` names entry
+    points, so it cannot choose between them.
+
+    Attributes:
+        sources: Every plugin declaring a conflicting name.
+    """
+
+    def __init__(self, message: str, sources: tuple[PluginSource, ...]) -> None:
+        super().__init__(message, sources[0], PluginStage.LOAD)
+        self.sources = sources
+
+
 _logger = logging.getLogger(PLUGINS_LOGGER)
+
+
+def _source(record: EntryPointRecord) -> PluginSource:
+    return PluginSource(record.name, record.dist_name, record.dist_version, record.group)
+
+
+def _reject_conflicts(spec: RuntimeSpec, records: tuple[EntryPointRecord, ...]) -> None:
+    conflicts = duplicate_names(records)
+    if not conflicts:
+        return
+    lines = [
+        f"{spec.title} general plugin name {name!r} is declared by more than one distribution "
+        f"in entry-point group {items[0].group!r}: "
+        + ", ".join(f"{record.dist} ({record.value})" for record in items)
+        + "."
+        for name, items in conflicts.items()
+    ]
+    lines.append(
+        f"Entry-point names must be unique in a group, because {spec.plugins_env} names entry "
+        "points and cannot tell them apart; nothing has been imported. Fix: uninstall all but "
+        "one of them (pip uninstall <distribution>), or leave the name out of "
+        f"{spec.plugins_env} to load neither."
+    )
+    sources = tuple(_source(record) for items in conflicts.values() for record in items)
+    raise PluginConflictError("\n".join(lines), sources)
 
 
 def _error_text(exc: BaseException) -> str:
@@ -170,15 +216,21 @@ def load_group(
         One outcome per entry point of the group, in discovery order.
 
     Raises:
+        PluginConflictError: two distributions declare one allowed name
+            (raised before anything is imported).
         PluginLoadError: a plugin of the selected platform's distribution
             failed to import or in its callback.
     """
     records = entry_point_index().group(group or spec.plugins_group)
     excluded = frozenset(normalize_dist_name(d) for d in policy.excluded_dists)
     required = frozenset(normalize_dist_name(d) for d in policy.required_dists)
+    _reject_conflicts(
+        spec,
+        tuple(r for r in records if policy.allowlist is None or r.name in policy.allowlist),
+    )
     outcomes: list[PluginOutcome] = []
     for record in records:
-        source = PluginSource(record.name, record.dist_name, record.dist_version, record.group)
+        source = _source(record)
         dist = normalize_dist_name(record.dist_name)
         is_required = dist in required
         if policy.allowlist is not None and record.name not in policy.allowlist:
@@ -319,7 +371,7 @@ class RuntimePlugins:
         )
 
     def _compute_policy(self) -> PluginPolicy:
-        allowlist = parse_allowlist(os.environ.get(self.spec.plugins_env))
+        allowlist = read_allowlist(self.spec.plugins_env, os.environ, entry_point_index())
         candidates = [
             record
             for record in entry_point_index().group(self.spec.plugins_group)

@@ -97,7 +97,9 @@ def build_platform(
     Raises:
         PlatformSelectionError: The class cannot be imported or its constructor raised.
         PlatformContractError: It is not a class, not a subclass of the runtime's
-            base, not ``PlatformEnum.OOT`` (plugins) or needs arguments.
+            base, not ``PlatformEnum.OOT`` (plugins), needs arguments, or leaves
+            one of the runtime's identity attributes (diffusion: ``device_name``,
+            ``device_type``) empty.
     """
     try:
         target = import_qualname(qualname)
@@ -130,4 +132,10 @@ def build_platform(
         raise PlatformSelectionError(
             errors.construction_failed(source, shown, exc, dist_name)
         ) from exc
+    for attribute in spec.identity_attributes:
+        value = getattr(instance, attribute, None)
+        if not isinstance(value, str) or not value.strip():
+            raise PlatformContractError(
+                errors.empty_identity(spec, source, shown, attribute, value, dist_name)
+            )
     return cls, instance

@@ -21,11 +21,13 @@ wrapper is :mod:`sglang.runtime.selection.current`.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from sglang.runtime.environment import is_truthy, parse_allowlist
+from sglang.runtime.discovery import duplicate_names
+from sglang.runtime.environment import EnvironmentValueError, read_flag
 from sglang.runtime.plugin_source import PluginSource, plugin_source
 from sglang.runtime.selection import errors
 from sglang.runtime.selection.classes import build_platform
@@ -98,6 +100,7 @@ def select(
     """
     value = environ.get(spec.selector_env)
     report.selector_value = value
+    use_cpu_engine = _cpu_engine_flag(spec, environ)
     name = (value or "").strip()
     if name and name.lower() in spec.override_aliases:
         report.mode = SelectionMode.OVERRIDE_BUILTIN
@@ -108,13 +111,27 @@ def select(
         report.mode = SelectionMode.EXPLICIT
         return _explicit(spec, report, name, index)
     report.mode = SelectionMode.AUTO
-    return _auto(spec, report, environ, index, probe_context)
+    return _auto(spec, report, environ, index, probe_context, use_cpu_engine)
+
+
+def _cpu_engine_flag(spec: RuntimeSpec, environ: Mapping[str, str]) -> bool:
+    """Read the runtime's CPU-engine flag; a value that is not a boolean is an error.
+
+    Read in every mode, so that a typo never goes unnoticed.
+    """
+    if spec.cpu_engine_env is None:
+        return False
+    try:
+        return read_flag(spec.cpu_engine_env, environ.get(spec.cpu_engine_env))
+    except EnvironmentValueError as exc:
+        raise PlatformSelectionError(str(exc)) from None
 
 
 def _explicit(
     spec: RuntimeSpec, report: ReportBuilder, name: str, index: EntryPointIndex
 ) -> Selected:
     records = index.named(spec.platforms_group, name)
+    _reject_reserved(spec, records)
     if not records:
         installed = (record.name for record in index.group(spec.platforms_group))
         raise PlatformSelectionError(errors.not_found(spec, name, installed))
@@ -128,13 +145,13 @@ def _explicit(
     return _plugin(spec, report, record, qualname, reason)
 
 
-def _duplicates(
-    records: Sequence[EntryPointRecord],
-) -> dict[str, list[EntryPointRecord]]:
-    by_name: dict[str, list[EntryPointRecord]] = {}
-    for record in records:
-        by_name.setdefault(record.name, []).append(record)
-    return {name: items for name, items in by_name.items() if len(items) > 1}
+def _reject_reserved(spec: RuntimeSpec, records: Sequence[EntryPointRecord]) -> None:
+    """Refuse entry points named like a built-in platform, before importing anything."""
+    if not spec.reserved_names:
+        return
+    clashes = [record for record in records if record.name.lower() in spec.reserved_names]
+    if clashes:
+        raise PlatformSelectionError(errors.reserved_names(spec, clashes))
 
 
 def _auto(
@@ -143,16 +160,20 @@ def _auto(
     environ: Mapping[str, str],
     index: EntryPointIndex,
     probe_context: Callable[[], ProbeContext],
+    use_cpu_engine: bool,
 ) -> Selected:
     records: Sequence[EntryPointRecord] = index.group(spec.platforms_group)
     allow = None
     if spec.auto_allowlist_env is not None:
-        allow = parse_allowlist(environ.get(spec.auto_allowlist_env))
+        from sglang.runtime.allowlist import read_allowlist
+
+        allow = read_allowlist(spec.auto_allowlist_env, environ, index)
     if allow is not None:
         report.allowlist = tuple(sorted(allow))
         report.filtered_out = tuple(record.name for record in records if record.name not in allow)
         records = [record for record in records if record.name in allow]
-    conflicts = _duplicates(records)
+    _reject_reserved(spec, records)
+    conflicts = duplicate_names(records)
     if conflicts:
         raise PlatformSelectionError(errors.duplicates(spec, conflicts))
     activated: list[tuple[EntryPointRecord, str]] = []
@@ -166,7 +187,15 @@ def _auto(
         record, qualname = activated[0]
         reason = f"auto: {record.name!r} is the only platform plugin that activated"
         return _plugin(spec, report, record, qualname, reason)
-    return _fallback(spec, report, environ, probe_context)
+    return _fallback(spec, report, environ, probe_context, use_cpu_engine)
+
+
+def _no_plugin(spec: RuntimeSpec, report: ReportBuilder) -> str:
+    """``fallback: no plugin activated``, naming what the allowlist removed, if anything."""
+    if report.filtered_out:
+        removed = ", ".join(report.filtered_out)
+        return f"fallback: no plugin activated ({spec.auto_allowlist_env} filtered out: {removed})"
+    return "fallback: no plugin activated"
 
 
 def _fallback(
@@ -174,12 +203,13 @@ def _fallback(
     report: ReportBuilder,
     environ: Mapping[str, str],
     probe_context: Callable[[], ProbeContext],
+    use_cpu_engine: bool,
 ) -> Selected:
-    if spec.cpu_engine_env is not None and spec.cpu_engine_builtin is not None:
-        flag = environ.get(spec.cpu_engine_env)
-        if is_truthy(flag):
-            reason = f"fallback: no plugin activated and {spec.cpu_engine_env}={flag}"
-            return _builtin(spec, report, spec.cpu_engine_builtin, reason)
+    no_plugin = _no_plugin(spec, report)
+    if use_cpu_engine and spec.cpu_engine_env is not None and spec.cpu_engine_builtin is not None:
+        flag = environ.get(spec.cpu_engine_env, "").strip()
+        reason = f"{no_plugin} and {spec.cpu_engine_env}={flag}"
+        return _builtin(spec, report, spec.cpu_engine_builtin, reason)
     note = ""
     by_family = {}
     for key in spec.probe_order:
@@ -216,12 +246,12 @@ def _fallback(
             if outcome.available:
                 key = by_family[outcome.family]
                 title = spec.builtin(key).title
-                reason = f"fallback: no plugin activated and {title} is available{note}"
+                reason = f"{no_plugin} and {title} is available{note}"
                 return _builtin(spec, report, key, reason)
     if spec.default_builtin is None:  # pragma: no cover - both runtimes define one
         raise PlatformSelectionError(f"{spec.title} has no default built-in platform")
     titles = ", ".join(spec.builtin(key).title for key in spec.probe_order)
-    reason = f"fallback: no plugin activated and none of {titles} is available{note}"
+    reason = f"{no_plugin} and none of {titles} is available{note}"
     return _builtin(spec, report, spec.default_builtin, reason)
 
 
@@ -299,6 +329,10 @@ def _plugin(
         record.dist,
         reason,
     )
+    _set_origin(
+        platform,
+        f"from entry point {record.name!r} of distribution {record.dist} ({reason})",
+    )
     return Selected(platform, record.dist_name, record.dist, record.name)
 
 
@@ -311,4 +345,14 @@ def _builtin(spec: RuntimeSpec, report: ReportBuilder, key: str, reason: str) ->
     report.platform_class = f"{cls.__module__}.{cls.__qualname__}"
     report.reason = reason
     _log(_INFO, "%s platform: built-in %s (%s)", spec.title, report.platform_class, reason)
+    _set_origin(
+        platform, f"built-in {reason}" if reason.startswith("fallback:") else f"built-in: {reason}"
+    )
     return Selected(platform, None)
+
+
+def _set_origin(platform: object, origin: str) -> None:
+    """Tell the platform how it was chosen (its ``repr`` shows it)."""
+    # a class with __slots__ or a frozen __setattr__ keeps its own repr
+    with contextlib.suppress(AttributeError, TypeError):
+        setattr(platform, "_origin", origin)  # noqa: B010

@@ -79,14 +79,38 @@ def not_found(spec: RuntimeSpec, name: str, installed: Iterable[str]) -> str:
     ]
     if spec.override_aliases:
         lines.append(f"Built-in platforms selectable by name: {_names(spec.override_aliases)}.")
-    if name.lower() in spec.auto_only_builtins:
+    key = name.lower()
+    if key in spec.auto_only_builtins:
+        title = spec.builtin(key).title
         lines.append(
-            f"The built-in {name.lower()!r} platform is detected automatically and cannot be "
-            f"selected by name: {_unset(spec)}."
+            f"The built-in {key!r} platform is detected automatically and cannot be "
+            f"selected by name."
         )
+        lines.append(
+            f"Fix: unset {spec.selector_env} so that {title} is detected automatically, "
+            f"or set it to one of the names above."
+        )
+    else:
+        lines.append(
+            f"Fix: install the plugin's distribution (pip install <distribution>) and restart "
+            f"Python, set {spec.selector_env} to one of the names above, or {_unset(spec)}."
+        )
+    return "\n".join(lines)
+
+
+def reserved_names(spec: RuntimeSpec, records: Sequence[EntryPointRecord]) -> str:
+    """Platform entry points are named like built-in platforms (diffusion)."""
+    lines = [
+        f"{who(spec, record)}: the name {record.name!r} is reserved for the built-in "
+        f"platforms ({_names(spec.reserved_names)}, in any case), so the plugin could never "
+        f"be selected by name."
+        for record in records
+    ]
+    dists = " ".join(sorted({record.dist_name for record in records}))
     lines.append(
-        f"Fix: install the plugin's distribution (pip install <distribution>) and restart "
-        f"Python, set {spec.selector_env} to one of the names above, or {_unset(spec)}."
+        "Nothing has been imported. Fix: the plugin must use another entry-point name "
+        f"in its group {spec.platforms_group!r} (ask its vendor), or uninstall it "
+        f"(pip uninstall {dists})."
     )
     return "\n".join(lines)
 
@@ -219,6 +243,24 @@ def wrong_enum(
         f"{source}: platform class {qualname} declares _enum = {shown}; a platform plugin "
         f"must declare _enum = PlatformEnum.OOT of {spec.enum_path} (each runtime has its "
         f"own PlatformEnum).\n"
+        f"{_class_fix(dist_name)}"
+    )
+
+
+def empty_identity(
+    spec: RuntimeSpec,
+    source: str,
+    qualname: str,
+    attribute: str,
+    value: object,
+    dist_name: str | None,
+) -> str:
+    """The platform class leaves an identity attribute empty."""
+    required = " and ".join(spec.identity_attributes)
+    return (
+        f"{source}: platform class {qualname} has an empty {attribute} ({value!r}); every "
+        f"{spec.title} platform must set {required} to non-empty strings before it can "
+        f"become current_platform.\n"
         f"{_class_fix(dist_name)}"
     )
 

@@ -22,6 +22,7 @@ from collections.abc import Collection
 
 from sglang.runtime.hooks import HookApplyError, HookInfo, PluginSource, _current_plugin_source
 from sglang.runtime.plugins.loader import (
+    PluginConflictError,
     PluginLoadError,
     PluginOutcome,
     PluginPolicy,
@@ -36,6 +37,7 @@ from sglang.runtime.spec import SRT
 
 __all__ = [
     "HookApplyError",
+    "PluginConflictError",
     "PluginLoadError",
     "PluginOutcome",
     "PluginSource",

@@ -26,7 +26,12 @@ from sglang.runtime.hooks import (
     _current_plugin_source,
 )
 from sglang.runtime.hooks import HookRegistry as _HookRegistry
-from sglang.runtime.plugins.loader import PluginLoadError, PluginOutcome, runtime_plugins
+from sglang.runtime.plugins.loader import (
+    PluginConflictError,
+    PluginLoadError,
+    PluginOutcome,
+    runtime_plugins,
+)
 from sglang.runtime.spec import DIFFUSION
 from sglang.sdk.hooks import HookTarget, HookType, hook_target
 
@@ -37,6 +42,7 @@ __all__ = [
     "HookStatus",
     "HookTarget",
     "HookType",
+    "PluginConflictError",
     "PluginLoadError",
     "PluginOutcome",
     "PluginSource",
