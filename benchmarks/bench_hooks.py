@@ -36,8 +36,8 @@ from typing import Any
 
 from _common import machine, median_ms, print_table
 
+from sglang.runtime import SRT
 from sglang.runtime.hooks import HookRegistry, HookType
-from sglang.runtime.spec import SRT
 
 AROUND_TARGET = 1.3
 APPLY_TARGET_MS = 50.0

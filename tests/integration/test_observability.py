@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from sglang.runtime import SRT
 from sglang.runtime.hooks import HookRegistry, HookStatus, HookType
-from sglang.runtime.spec import SRT
 from tests.hooktargets import basic
 from tests.support.dists import REPO_ROOT, Dist, Site, run_python
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from sglang.runtime import SRT
 from sglang.runtime.hooks import HookRegistry, HookType, PluginSource
-from sglang.runtime.plugins.loader import RuntimePlugins
-from sglang.runtime.spec import SRT
+from sglang.runtime.plugins import RuntimePlugins
 from tests.integration.test_plugins_support import Hook, general_plugin, new_site, run_loader
 
 THREADS = """

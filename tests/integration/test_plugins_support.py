@@ -290,8 +290,8 @@ _logger.addHandler(_Capture(level=logging.WARNING))
 _logger.setLevel(logging.WARNING)
 _logger.propagate = False
 
-from sglang.runtime.plugins.loader import runtime_plugins
-from sglang.runtime.spec import DIFFUSION, SRT
+from sglang.runtime.plugins import runtime_plugins
+from sglang.runtime import DIFFUSION, SRT
 import {registry} as api
 
 plugins = runtime_plugins({spec})

@@ -262,7 +262,7 @@ def test_platform_dists_reads_metadata_only(tmp_path: Path) -> None:
         """
         import sys
         from sglang.runtime.spec import DIFFUSION, SRT
-        from sglang.runtime.selection.current import platform_dists, selection_report
+        from sglang.runtime.selection import platform_dists, selection_report
         print("SRT", sorted(platform_dists(SRT)))
         print("DIFF", sorted(platform_dists(DIFFUSION)))
         print("IMPORTED", [m for m in ("one_dist", "two_dist") if m in sys.modules])

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import torch
 
+from sglang.runtime import DIFFUSION, SRT, RuntimeSpec
 from sglang.runtime.builtin import diffusion as dbuiltin
 from sglang.runtime.builtin import families
 from sglang.runtime.builtin import srt as sbuiltin
@@ -29,10 +30,7 @@ from sglang.runtime.builtin.ops import (
     host_total_memory,
 )
 from sglang.runtime.discovery import EntryPointIndex
-from sglang.runtime.selection.engine import select
-from sglang.runtime.selection.errors import PlatformSelectionError
-from sglang.runtime.selection.record import ReportBuilder
-from sglang.runtime.spec import DIFFUSION, SRT, RuntimeSpec
+from sglang.runtime.selection import PlatformSelectionError, ReportBuilder, select
 from sglang.sdk.device import DeviceCapability
 from sglang.sdk.device import PlatformEnum as SRTEnum
 from sglang.sdk.diffusion import Platform

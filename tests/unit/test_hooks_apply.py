@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sglang.runtime import SRT
 from sglang.runtime.hooks import (
     HookApplyError,
     HookRegistry,
@@ -18,7 +19,6 @@ from sglang.runtime.hooks import (
     PluginSource,
     plugin_source,
 )
-from sglang.runtime.spec import SRT
 from tests.hooktargets import basic, consumer, plugin_like
 
 MOD = "tests.hooktargets.basic"

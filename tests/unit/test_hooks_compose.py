@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import tests.hooktargets as hooktargets
+from sglang.runtime import SRT
 from sglang.runtime.hooks import (
     HookApplyError,
     HookRegistry,
@@ -17,7 +18,6 @@ from sglang.runtime.hooks import (
     PluginSource,
     hook_target,
 )
-from sglang.runtime.spec import SRT
 from tests.hooktargets import basic, consumer
 
 MOD = "tests.hooktargets.basic"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from sglang.runtime import SRT
 from sglang.runtime.hooks import HookRegistry, HookStatus, HookType
-from sglang.runtime.spec import SRT
 from tests.hooktargets import basic
 
 MOD = "tests.hooktargets.basic"

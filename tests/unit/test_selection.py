@@ -13,20 +13,24 @@ from collections.abc import Iterator
 
 import pytest
 
+from sglang.runtime import DIFFUSION, SRT, RuntimeSpec
 from sglang.runtime.builtin.families import ProbeContext
 from sglang.runtime.discovery import entry_point_index, refresh
 from sglang.runtime.environment import parse_allowlist
-from sglang.runtime.selection.classes import import_qualname
-from sglang.runtime.selection.current import (
+from sglang.runtime.selection import (
+    CallbackStatus,
+    PlatformContractError,
+    PlatformSelectionError,
+    ReportBuilder,
+    Selected,
+    SelectionMode,
+    import_qualname,
     reset_selection,
     resolve_platform,
+    select,
     selected_platform_dist,
     selection_report,
 )
-from sglang.runtime.selection.engine import Selected, select
-from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
-from sglang.runtime.selection.record import CallbackStatus, ReportBuilder, SelectionMode
-from sglang.runtime.spec import DIFFUSION, SRT, RuntimeSpec
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from tests.integration.test_selection_support import plugin
 from tests.support.dists import REPO_ROOT, Dist, Site

@@ -71,7 +71,7 @@ def _warn(
 ) -> None:
     import logging
 
-    from sglang.runtime.hooks.registry import PLUGINS_LOGGER
+    from sglang.runtime.plugin_source import PLUGINS_LOGGER
 
     def listing(kind: str) -> str:
         parts = []

@@ -34,13 +34,14 @@ distributions, with these deliberate differences:
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from sglang.runtime.resolver import resolve_parts
 
 __all__ = [
     "EntryPointIndex",
@@ -107,13 +108,11 @@ class EntryPointRecord:
 
         ``"pkg.mod"`` returns the module, ``"pkg.mod:attr"`` its attribute and
         ``"pkg.mod:outer.inner"`` walks the dotted path. Import errors and
-        missing attributes propagate unchanged; callers add the plugin's
+        missing attributes propagate unchanged (the rules of
+        :mod:`sglang.runtime.resolver`); callers add the plugin's
         name and distribution to the message.
         """
-        target: object = importlib.import_module(self.module)
-        for part in filter(None, self.attr.split(".")):
-            target = getattr(target, part)
-        return target
+        return resolve_parts(self.module, [part for part in self.attr.split(".") if part])
 
 
 def duplicate_names(

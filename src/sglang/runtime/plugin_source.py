@@ -20,7 +20,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["PluginSource", "current_plugin_source", "plugin_source"]
+__all__ = ["PLUGINS_LOGGER", "PluginSource", "current_plugin_source", "plugin_source"]
+
+PLUGINS_LOGGER = "sglang.plugins"
+"""The logger every plugin-loading and hook-application message goes to."""
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from sglang.runtime.hooks.apply import Transaction, restore_all
 from sglang.runtime.hooks.report import HookInfo, HookStatus, format_hooks
 from sglang.runtime.hooks.state import Entry, RegistryState
 from sglang.runtime.hooks.targets import TargetPath, parse_target
-from sglang.runtime.plugin_source import PluginSource, _current_plugin_source
+from sglang.runtime.plugin_source import PLUGINS_LOGGER, PluginSource, _current_plugin_source
 from sglang.runtime.spec import RuntimeSpec
 from sglang.sdk.hooks import (
     AfterHook,
@@ -40,9 +40,6 @@ __all__ = ["PLUGINS_LOGGER", "HookRegistry"]
 P = ParamSpec("P")
 R = TypeVar("R")
 H = TypeVar("H", bound=Callable[..., object])
-
-PLUGINS_LOGGER = "sglang.plugins"
-"""The logger every plugin-loading and hook-application message goes to."""
 
 
 class HookRegistry:

@@ -16,13 +16,13 @@ owner holds under that name without changing anything.
 from __future__ import annotations
 
 import enum
-import importlib
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+from sglang.runtime import resolver
 
 __all__ = [
     "HookTargetError",
@@ -91,13 +91,6 @@ class TargetPath:
         return self.dotted.count(".") + 1
 
 
-def _valid_parts(text: str) -> tuple[str, ...] | None:
-    parts = tuple(text.split("."))
-    if all(part.isidentifier() for part in parts):
-        return parts
-    return None
-
-
 def parse_target(text: str) -> TargetPath:
     """Check a target path's syntax and split it, importing nothing.
 
@@ -108,17 +101,9 @@ def parse_target(text: str) -> TargetPath:
     """
     if not isinstance(text, str):
         raise TypeError(f"a hook target must be a str or a HookTarget, not {type(text).__name__}")
-    stripped = text.strip()
-    module, colon, rest = stripped.partition(":")
-    if colon:
-        module_parts = _valid_parts(module)
-        attr_parts = _valid_parts(rest)
-        if module_parts is not None and attr_parts is not None:
-            return TargetPath(text, ".".join(module_parts), attr_parts)
-    else:
-        parts = _valid_parts(stripped)
-        if parts is not None and len(parts) >= 2:
-            return TargetPath(text, None, parts)
+    parsed = resolver.parse(text)
+    if parsed is not None:
+        return TargetPath(text, *parsed)
     raise ValueError(
         f"invalid hook target {text!r}: write 'pkg.module.Class.method' (dotted) "
         "or 'pkg.module:Class.method' / 'pkg.module:function' (entry-point style)"
@@ -157,29 +142,6 @@ def _import_error(name: str, exc: BaseException) -> HookTargetError:
     return HookTargetError(f"cannot import module {name!r}: {type(exc).__name__}: {exc}")
 
 
-def _import(name: str) -> ModuleType:
-    try:
-        return importlib.import_module(name)
-    except Exception as exc:
-        raise _import_error(name, exc) from exc
-
-
-def _import_submodule(module: ModuleType, part: str) -> ModuleType | None:
-    """Import ``module.part`` if it is a submodule; ``None`` if there is no such module."""
-    full = f"{module.__name__}.{part}"
-    existing = sys.modules.get(full)
-    if isinstance(existing, ModuleType):
-        return existing
-    if not hasattr(module, "__path__"):
-        return None
-    try:
-        return importlib.import_module(full)
-    except Exception as exc:
-        if isinstance(exc, ModuleNotFoundError) and exc.name == full:
-            return None
-        raise _import_error(full, exc) from exc
-
-
 def locate(path: TargetPath) -> Location:
     """Import the target's module and return the owner of its last attribute.
 
@@ -187,25 +149,8 @@ def locate(path: TargetPath) -> Location:
         HookTargetError: if a module cannot be imported, an attribute on the
             way is missing, or the owner is neither a module nor a class.
     """
-    if path.module is not None:
-        owner: object = _import(path.module)
-        attrs = path.attrs
-    else:
-        module = _import(path.attrs[0])
-        index = 1
-        while index < len(path.attrs) - 1:
-            part = path.attrs[index]
-            value = module.__dict__.get(part)
-            if value is not None and not isinstance(value, ModuleType):
-                break  # an attribute of the module, not a submodule
-            # sys.modules first (as ``import`` does): a package attribute may be stale
-            submodule = _import_submodule(module, part)
-            if submodule is None:
-                break
-            module = submodule
-            index += 1
-        owner = module
-        attrs = path.attrs[index:]
+    owner: object
+    owner, attrs = resolver.import_module_part(path.module, path.attrs, wrap=_import_error)
     for part in attrs[:-1]:
         try:
             owner = getattr(owner, part)

@@ -1,34 +1,15 @@
-"""General-plugin loading, written once for both runtimes.
+"""Loading one group of general plugins: :func:`load_group` and its outcomes.
 
-One :class:`RuntimePlugins` per runtime (see :func:`runtime_plugins`) owns
-that runtime's :class:`~sglang.runtime.hooks.HookRegistry` and two
-activation steps, each run once per process through an
-:class:`~sglang.runtime.gate.OnceGate`:
-
-* **registration** (:meth:`RuntimePlugins.register_plugins`): read the
-  runtime's general-plugin entry points, keep those allowed by
-  ``SGLANG_PLUGINS`` and not shipped by an unselected platform
-  distribution, import each and run its callback with
-  :data:`~sglang.runtime.plugin_source._current_plugin_source` set, so every
-  hook it registers records the plugin and distribution;
-* **application** (:meth:`RuntimePlugins.apply_plugin_hooks`): register
-  first if needed, then resolve and patch the targets.
-
-Platform selection sets the same plugin source while it imports and calls
-each platform entry point's activation callback and while it builds the
-selected plugin's platform class. Hooks a platform module registers at
-import time therefore belong to their distribution, and the loader
-disables those of every unselected platform distribution
-(:meth:`~sglang.runtime.hooks.HookRegistry.exclude_dists`) before it
-applies anything (see :func:`enforce_policy`).
-
-SRT's ``load_plugins()`` runs both; diffusion's ``load_plugins()`` runs the
-first and ``apply_plugin_hooks()`` the second.
+:func:`load_group` reads a group's entry points, keeps those a
+:class:`~sglang.runtime.plugins.policy.PluginPolicy` allows (``SGLANG_PLUGINS``,
+minus the general plugins of unselected platform distributions), imports
+each and runs its callback with
+:data:`~sglang.runtime.plugin_source._current_plugin_source` set, so every
+hook it registers records the plugin and distribution.
 
 Failure policy: a plugin of the selected platform's distribution is part of
-that platform's contract, so a failure to import it, in its callback or in
-applying its hooks aborts startup with a :class:`PluginLoadError` (or
-:class:`~sglang.runtime.hooks.HookApplyError`) naming the plugin, the
+that platform's contract, so a failure to import it or in its callback
+aborts startup with a :class:`PluginLoadError` naming the plugin, the
 distribution, what failed and how to fix it. Any other plugin is
 best-effort: it is skipped with one WARNING on the ``sglang.plugins``
 logger carrying the same facts.
@@ -38,50 +19,25 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
 from dataclasses import dataclass
 
-from sglang.runtime.allowlist import read_allowlist
 from sglang.runtime.discovery import (
     EntryPointRecord,
     duplicate_names,
     entry_point_index,
     normalize_dist_name,
 )
-from sglang.runtime.gate import OnceGate
-from sglang.runtime.hooks import (
-    PLUGINS_LOGGER,
-    HookInfo,
-    HookRegistry,
-    PluginSource,
-    _current_plugin_source,
-    plugin_source,
-)
-from sglang.runtime.plugins.policy import (
-    PlatformDists,
-    PluginPolicy,
-    SelectionDists,
-    enforce_policy,
-    excluded_reason,
-)
-from sglang.runtime.spec import DIFFUSION, SRT, PerRuntime, RuntimeSpec
+from sglang.runtime.hooks import PLUGINS_LOGGER, HookRegistry, PluginSource, plugin_source
+from sglang.runtime.plugins.policy import PluginPolicy
+from sglang.runtime.spec import RuntimeSpec
 
 __all__ = [
-    "PlatformDists",
     "PluginConflictError",
     "PluginLoadError",
     "PluginOutcome",
-    "PluginPolicy",
     "PluginStage",
     "PluginState",
-    "RuntimePlugins",
-    "_current_plugin_source",
-    "enforce_policy",
-    "excluded_reason",
     "load_group",
-    "reset_all_for_tests",
-    "runtime_plugins",
-    "spec_for_group",
 ]
 
 
@@ -309,173 +265,3 @@ def _failed(
         spec.plugins_env,
     )
     return PluginOutcome(source, record.value, PluginState.FAILED, False, stage, error)
-
-
-class RuntimePlugins:
-    """The general plugins of one runtime: its registry and its two gated steps.
-
-    Args:
-        spec: The runtime.
-        registry: The hook registry (a new one by default).
-        platform_dists: Where the platform distributions come from
-            (:mod:`sglang.runtime.selection.current` by default).
-    """
-
-    def __init__(
-        self,
-        spec: RuntimeSpec,
-        *,
-        registry: HookRegistry | None = None,
-        platform_dists: PlatformDists | None = None,
-    ) -> None:
-        self.spec = spec
-        self.registry = registry if registry is not None else HookRegistry(spec)
-        self._dists: PlatformDists = (
-            platform_dists if platform_dists is not None else SelectionDists()
-        )
-        self._policy: PluginPolicy | None = None
-        self._outcomes: tuple[PluginOutcome, ...] = ()
-        self.registration: OnceGate[tuple[PluginOutcome, ...]] = OnceGate(
-            f"{spec.title} general-plugin registration", self._register
-        )
-        self.application: OnceGate[tuple[HookInfo, ...]] = OnceGate(
-            f"{spec.title} general-plugin hook application", self._apply
-        )
-
-    def __repr__(self) -> str:
-        return f"<RuntimePlugins {self.spec.name}: {self.registration.state.value}>"
-
-    # -- policy ------------------------------------------------------------------
-
-    def policy(self) -> PluginPolicy:
-        """The allowlist, the selected and the excluded distributions.
-
-        Computed at registration (selecting the platform if a plugin could be
-        affected); before that, computed on demand and not cached.
-        """
-        if self._policy is not None:
-            return self._policy
-        return self._compute_policy()
-
-    def _undecided_platform_hooks(self, policy: PluginPolicy | None) -> bool:
-        """Whether a platform module registered hooks that *policy* neither requires nor excludes.
-
-        Platform selection registered them (it ran, or runs, in this process)
-        after a policy computed without selecting.
-        """
-        return any(
-            info.source is not None
-            and info.source.group == self.spec.platforms_group
-            and (policy is None or not policy.decides(info.source.dist_name))
-            for info in self.registry.hooks()
-        )
-
-    def _compute_policy(self) -> PluginPolicy:
-        allowlist = read_allowlist(self.spec.plugins_env, os.environ, entry_point_index())
-        candidates = [
-            record
-            for record in entry_point_index().group(self.spec.plugins_group)
-            if allowlist is None or record.name in allowlist
-        ]
-        # Platform modules that registered hooks while selection imported them
-        # need a decision too (selection has already run then: no extra cost).
-        needed = bool(candidates) or self._undecided_platform_hooks(None)
-        installed = self._dists.installed(self.spec) if needed else frozenset()
-        # No plugin to load, no platform hook, or no platform distribution:
-        # nothing to exclude or require, so the platform need not be selected
-        # (no hardware probing).
-        selected = self._dists.selected(self.spec) if installed else None
-        excluded = frozenset(
-            dist
-            for dist in installed
-            if selected is None or normalize_dist_name(dist) != normalize_dist_name(selected)
-        )
-        return PluginPolicy(allowlist, selected, excluded)
-
-    # -- the steps ---------------------------------------------------------------
-
-    def _register(self) -> tuple[PluginOutcome, ...]:
-        policy = self._policy = self._compute_policy()
-        enforce_policy(self.spec, self.registry, policy)
-        self._outcomes = load_group(self.spec, self.registry, policy=policy)
-        return self._outcomes
-
-    def _apply(self) -> tuple[HookInfo, ...]:
-        self.registration.run()
-        if self._undecided_platform_hooks(self._policy):
-            # selection ran after registration, which had no reason to select
-            # (diffusion: load_plugins(), current_platform, apply_plugin_hooks())
-            policy = self._policy = self._compute_policy()
-            enforce_policy(self.spec, self.registry, policy)
-        self.registry.apply_hooks()
-        return self.registry.hooks()
-
-    def _inside_a_step(self) -> bool:
-        return self.registration.is_reentrant() or self.application.is_reentrant()
-
-    def register_plugins(self) -> tuple[PluginOutcome, ...]:
-        """Run registration once per process; return its outcomes.
-
-        A call from inside a plugin callback returns at once (the outer call
-        finishes the step); other threads wait for the first.
-
-        Raises:
-            PluginLoadError: a required plugin failed (now or on an earlier
-                call; the same exception is raised again).
-        """
-        self.registration.run()
-        return self._outcomes
-
-    def apply_plugin_hooks(self) -> tuple[HookInfo, ...]:
-        """Register if needed, then apply the hooks, once per process.
-
-        Returns:
-            Every registered hook with its status.
-
-        Raises:
-            PluginLoadError: a required plugin failed to load.
-            HookApplyError: a required hook failed to apply (its apply was
-                rolled back).
-        """
-        if self._inside_a_step():
-            return ()
-        self.application.run()
-        return self.registry.hooks()
-
-    def load_plugins(self) -> tuple[HookInfo, ...]:
-        """SRT's single step: register and apply (see :meth:`apply_plugin_hooks`)."""
-        return self.apply_plugin_hooks()
-
-    def outcomes(self) -> tuple[PluginOutcome, ...]:
-        """What registration did with each entry point (empty before it ran)."""
-        return self._outcomes
-
-    def reset(self, *, restore: bool = True) -> None:
-        """Forget both steps, every hook and the required distribution. For tests only.
-
-        With *restore* (the default) every patch is undone first.
-        """
-        self.registration.reset()
-        self.application.reset()
-        self.registry.reset(restore=restore)
-        self._policy = None
-        self._outcomes = ()
-
-
-_runtimes: PerRuntime[RuntimePlugins] = PerRuntime(RuntimePlugins)
-
-
-def runtime_plugins(spec: RuntimeSpec) -> RuntimePlugins:
-    """Return the process's :class:`RuntimePlugins` of *spec* (created on first use)."""
-    return _runtimes.get(spec)
-
-
-def spec_for_group(group: str) -> RuntimeSpec:
-    """The runtime whose general-plugin group is *group* (SRT for any other group)."""
-    return DIFFUSION if group == DIFFUSION.plugins_group else SRT
-
-
-def reset_all_for_tests(*, restore: bool = True) -> None:
-    """Reset both runtimes' plugin state (:meth:`RuntimePlugins.reset`). Tests only."""
-    for plugins in _runtimes.values():
-        plugins.reset(restore=restore)

@@ -1,19 +1,21 @@
 """Plugin policy: which general plugins load, and which distributions decide.
 
-Computed once per registration from ``SGLANG_PLUGINS`` and the platform
-selection: the selected platform's distribution is *required* (its plugin
-and hook failures abort startup), every other platform distribution is
-*excluded* (its general plugins are skipped and the hooks its platform
-module registered are disabled). :func:`enforce_policy` makes a hook
-registry follow a policy.
+:func:`compute_policy` is the one place the policy is computed, from
+``SGLANG_PLUGINS`` and the platform selection: the selected platform's
+distribution is *required* (its plugin and hook failures abort startup),
+every other platform distribution is *excluded* (its general plugins are
+skipped and the hooks its platform module registered are disabled).
+:func:`enforce_policy` makes a hook registry follow a policy.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from typing import Protocol
 
+from sglang.runtime.allowlist import read_allowlist
 from sglang.runtime.discovery import entry_point_index, normalize_dist_name
 from sglang.runtime.hooks import PLUGINS_LOGGER, HookRegistry
 from sglang.runtime.spec import RuntimeSpec
@@ -22,8 +24,10 @@ __all__ = [
     "PlatformDists",
     "PluginPolicy",
     "SelectionDists",
+    "compute_policy",
     "enforce_policy",
     "excluded_reason",
+    "undecided_platform_hooks",
 ]
 
 _logger = logging.getLogger(PLUGINS_LOGGER)
@@ -84,6 +88,51 @@ class SelectionDists:
         from sglang.runtime.selection.current import platform_dists
 
         return platform_dists(spec)
+
+
+def undecided_platform_hooks(
+    spec: RuntimeSpec, registry: HookRegistry, policy: PluginPolicy | None
+) -> bool:
+    """Whether a platform module registered hooks that *policy* neither requires nor excludes.
+
+    Platform selection registered them (it ran, or runs, in this process)
+    after a policy computed without selecting; ``None`` decides nothing.
+    """
+    return any(
+        info.source is not None
+        and info.source.group == spec.platforms_group
+        and (policy is None or not policy.decides(info.source.dist_name))
+        for info in registry.hooks()
+    )
+
+
+def compute_policy(spec: RuntimeSpec, registry: HookRegistry, dists: PlatformDists) -> PluginPolicy:
+    """Compute *spec*'s plugin policy now.
+
+    Selects the platform (through *dists*) only when that can matter: a
+    general plugin is allowed, or a platform module registered hooks in
+    *registry*, and some distribution declares a platform.
+    """
+    allowlist = read_allowlist(spec.plugins_env, os.environ, entry_point_index())
+    candidates = [
+        record
+        for record in entry_point_index().group(spec.plugins_group)
+        if allowlist is None or record.name in allowlist
+    ]
+    # Platform modules that registered hooks while selection imported them
+    # need a decision too (selection has already run then: no extra cost).
+    needed = bool(candidates) or undecided_platform_hooks(spec, registry, None)
+    installed = dists.installed(spec) if needed else frozenset()
+    # No plugin to load, no platform hook, or no platform distribution:
+    # nothing to exclude or require, so the platform need not be selected
+    # (no hardware probing).
+    selected = dists.selected(spec) if installed else None
+    excluded = frozenset(
+        dist
+        for dist in installed
+        if selected is None or normalize_dist_name(dist) != normalize_dist_name(selected)
+    )
+    return PluginPolicy(allowlist, selected, excluded)
 
 
 def excluded_reason(spec: RuntimeSpec, dist: str, selected_dist: str | None) -> str:

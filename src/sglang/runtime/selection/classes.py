@@ -9,9 +9,9 @@ without arguments.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 
+from sglang.runtime.resolver import resolve
 from sglang.runtime.selection import errors
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.spec import RuntimeSpec
@@ -19,50 +19,20 @@ from sglang.runtime.spec import RuntimeSpec
 __all__ = ["build_platform", "import_qualname"]
 
 
-def _walk(target: object, path: str) -> object:
-    for part in filter(None, path.split(".")):
-        target = getattr(target, part)
-    return target
-
-
-def _is_missing(exc: ModuleNotFoundError, module: str) -> bool:
-    """Whether *exc* says *module* itself (or a parent package of it) does not exist."""
-    missing = exc.name or ""
-    return module == missing or module.startswith(missing + ".")
-
-
 def import_qualname(qualname: str) -> object:
     """Import and return the object *qualname* names.
 
-    ``"pkg.mod:Outer.Inner"`` imports ``pkg.mod`` and walks the attributes.
-    ``"pkg.mod.Outer.Inner"`` imports the longest prefix that is a module,
-    then walks the rest. An import error raised *inside* an existing module
-    propagates unchanged.
+    ``"pkg.mod:Outer.Inner"`` imports ``pkg.mod`` and walks the attributes;
+    ``"pkg.mod.Outer.Inner"`` imports the deepest module prefix, then walks
+    the rest (the rules of :mod:`sglang.runtime.resolver`). An import error
+    raised *inside* an existing module propagates unchanged.
 
     Raises:
         ImportError: No prefix of *qualname* is an importable module.
         AttributeError: The module lacks the named attribute.
         ValueError: *qualname* is empty or malformed.
     """
-    qualname = qualname.strip()
-    if ":" in qualname:
-        module, _, attr = qualname.partition(":")
-        if not module or not attr:
-            raise ValueError(f"malformed qualname {qualname!r}: expected 'pkg.mod:Class'")
-        return _walk(importlib.import_module(module), attr)
-    parts = qualname.split(".")
-    if len(parts) < 2 or not all(parts):
-        raise ValueError(f"malformed qualname {qualname!r}: expected 'pkg.mod.Class'")
-    for cut in range(len(parts) - 1, 0, -1):
-        module = ".".join(parts[:cut])
-        try:
-            imported = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if _is_missing(exc, module) and cut > 1:
-                continue
-            raise
-        return _walk(imported, ".".join(parts[cut:]))
-    raise ImportError(f"no module found for {qualname!r}")  # pragma: no cover
+    return resolve(qualname, what="qualname")
 
 
 def _required_parameters(cls: type) -> list[str]:

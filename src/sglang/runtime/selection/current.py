@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING
 from sglang.runtime.discovery import entry_point_index
 from sglang.runtime.gate import GateState, OnceGate
 from sglang.runtime.selection import errors
+from sglang.runtime.selection.engine import Progress, select
 from sglang.runtime.selection.errors import PlatformInitError, PlatformSelectionError
 from sglang.runtime.selection.record import ReportBuilder
 from sglang.runtime.spec import PerRuntime, RuntimeSpec
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
-    from sglang.runtime.selection.engine import Selected
+    from sglang.runtime.selection.outcome import Selected
     from sglang.runtime.selection.report import SelectionReport
 
 __all__ = [
@@ -49,11 +50,16 @@ def _real_probe_context() -> ProbeContext:
 
 
 class _RuntimeState:
-    """The selection and initialisation gates of one runtime in this process."""
+    """One runtime's selection in this process: its gates, its log and its live progress.
+
+    :attr:`builder` is the log the report is made from; :attr:`progress` is
+    what selection is doing now, which a re-entrancy error names.
+    """
 
     def __init__(self, spec: RuntimeSpec) -> None:
         self.spec = spec
         self.builder = ReportBuilder(spec)
+        self.progress = Progress()
         self._report: SelectionReport | None = None
         self._report_lock = threading.Lock()
         self.selection: OnceGate[Selected] = OnceGate(
@@ -64,14 +70,13 @@ class _RuntimeState:
         )
 
     def _select(self) -> Selected:
-        from sglang.runtime.selection.engine import select
-
         return select(
             self.spec,
             self.builder,
             environ=os.environ,
             index=entry_point_index(),
             probe_context=_real_probe_context,
+            progress=self.progress,
         )
 
     def _initialize(self) -> None:
@@ -87,11 +92,11 @@ class _RuntimeState:
     def resolve(self) -> Selected:
         selected = self.selection.run()
         if selected is None:  # re-entered from inside selection, on this thread
-            current = self.builder.current
+            current = self.progress.current
             if current is not None:
                 source = errors.who(self.spec, current)
             else:
-                activity = self.builder.activity or "selecting the platform"
+                activity = self.progress.activity or "selecting the platform"
                 source = f"Code running during {self.spec.title} platform selection ({activity})"
             raise PlatformSelectionError(errors.reentrant(self.spec, source))
         return selected
@@ -111,6 +116,7 @@ class _RuntimeState:
         self.selection.reset()
         self.init.reset()
         self.builder = ReportBuilder(self.spec)
+        self.progress = Progress()
         self._report = None
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from sglang.runtime.discovery import duplicate_names
 from sglang.runtime.environment import EnvironmentValueError, read_flag
@@ -32,7 +32,7 @@ from sglang.runtime.plugin_source import PluginSource, plugin_source
 from sglang.runtime.selection import errors
 from sglang.runtime.selection.classes import build_platform
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
-from sglang.runtime.selection.record import CallbackStatus, SelectionMode
+from sglang.runtime.selection.outcome import CallbackStatus, Selected, SelectionMode
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from sglang.runtime.selection.record import ReportBuilder
     from sglang.runtime.spec import RuntimeSpec
 
-__all__ = ["LOGGER_NAME", "Selected", "select"]
+__all__ = ["LOGGER_NAME", "Progress", "Selected", "select"]
 
 LOGGER_NAME = "sglang.runtime.selection"
 """The logger selection reports to (INFO: the choice; WARNING: a failed probe)."""
@@ -48,19 +48,20 @@ LOGGER_NAME = "sglang.runtime.selection"
 _INFO, _WARNING = 20, 30  # logging.INFO, logging.WARNING
 
 
-class Selected(NamedTuple):
-    """A selected platform (a named tuple: cheap to define at import time).
+class Progress:
+    """What a running selection is doing now: the live state re-entrancy errors name.
 
-    ``platform`` is the platform instance, ``dist_name`` the distribution
-    that provided it (``None`` for a built-in), ``dist`` that
-    distribution's ``"name version"`` and ``entry_point`` the plugin's
-    entry-point name, for messages.
+    Kept by the per-runtime state (:mod:`sglang.runtime.selection.current`)
+    next to its gates, apart from the :class:`ReportBuilder` log.
     """
 
-    platform: object
-    dist_name: str | None
-    dist: str | None = None
-    entry_point: str | None = None
+    __slots__ = ("activity", "current")
+
+    def __init__(self) -> None:
+        self.current: EntryPointRecord | None = None
+        """The entry point whose callback is running now, if any."""
+        self.activity = ""
+        """What selection is doing now, when not running a callback."""
 
 
 def _log(level: int, message: str, *args: object) -> None:
@@ -83,6 +84,7 @@ def select(
     environ: Mapping[str, str],
     index: EntryPointIndex,
     probe_context: Callable[[], ProbeContext],
+    progress: Progress | None = None,
 ) -> Selected:
     """Select *spec*'s platform, recording every step in *report*.
 
@@ -93,11 +95,14 @@ def select(
         index: The installed entry points.
         probe_context: Returns the context for built-in hardware probes;
             called only when probing is needed (it imports torch).
+        progress: Kept up to date with what selection is doing (a fresh
+            one by default).
 
     Raises:
         PlatformSelectionError: Selection failed (see the message).
         PlatformContractError: A plugin broke the platform contract.
     """
+    progress = progress if progress is not None else Progress()
     value = environ.get(spec.selector_env)
     report.selector_value = value
     use_cpu_engine = _cpu_engine_flag(spec, environ)
@@ -106,12 +111,12 @@ def select(
         report.mode = SelectionMode.OVERRIDE_BUILTIN
         key = name.lower()
         reason = f"{spec.selector_env}={name} selects the built-in platform without probing"
-        return _builtin(spec, report, key, reason)
+        return _builtin(spec, report, progress, key, reason)
     if name:
         report.mode = SelectionMode.EXPLICIT
-        return _explicit(spec, report, name, index)
+        return _explicit(spec, report, progress, name, index)
     report.mode = SelectionMode.AUTO
-    return _auto(spec, report, environ, index, probe_context, use_cpu_engine)
+    return _auto(spec, report, progress, environ, index, probe_context, use_cpu_engine)
 
 
 def _cpu_engine_flag(spec: RuntimeSpec, environ: Mapping[str, str]) -> bool:
@@ -128,7 +133,7 @@ def _cpu_engine_flag(spec: RuntimeSpec, environ: Mapping[str, str]) -> bool:
 
 
 def _explicit(
-    spec: RuntimeSpec, report: ReportBuilder, name: str, index: EntryPointIndex
+    spec: RuntimeSpec, report: ReportBuilder, progress: Progress, name: str, index: EntryPointIndex
 ) -> Selected:
     records = index.named(spec.platforms_group, name)
     _reject_reserved(spec, records)
@@ -138,11 +143,11 @@ def _explicit(
     record = records[0]
     if len(records) > 1:
         raise PlatformSelectionError(errors.duplicates(spec, {name: records}))
-    qualname = _run_callback(spec, report, record)
+    qualname = _run_callback(spec, report, progress, record)
     if qualname is None:
         raise PlatformSelectionError(errors.hardware_unavailable(spec, record))
     reason = f"explicit: {spec.selector_env}={name}"
-    return _plugin(spec, report, record, qualname, reason)
+    return _plugin(spec, report, progress, record, qualname, reason)
 
 
 def _reject_reserved(spec: RuntimeSpec, records: Sequence[EntryPointRecord]) -> None:
@@ -157,6 +162,7 @@ def _reject_reserved(spec: RuntimeSpec, records: Sequence[EntryPointRecord]) -> 
 def _auto(
     spec: RuntimeSpec,
     report: ReportBuilder,
+    progress: Progress,
     environ: Mapping[str, str],
     index: EntryPointIndex,
     probe_context: Callable[[], ProbeContext],
@@ -178,7 +184,7 @@ def _auto(
         raise PlatformSelectionError(errors.duplicates(spec, conflicts))
     activated: list[tuple[EntryPointRecord, str]] = []
     for record in records:
-        qualname = _run_callback(spec, report, record)
+        qualname = _run_callback(spec, report, progress, record)
         if qualname is not None:
             activated.append((record, qualname))
     if len(activated) > 1:
@@ -186,8 +192,8 @@ def _auto(
     if activated:
         record, qualname = activated[0]
         reason = f"auto: {record.name!r} is the only platform plugin that activated"
-        return _plugin(spec, report, record, qualname, reason)
-    return _fallback(spec, report, environ, probe_context, use_cpu_engine)
+        return _plugin(spec, report, progress, record, qualname, reason)
+    return _fallback(spec, report, progress, environ, probe_context, use_cpu_engine)
 
 
 def _no_plugin(spec: RuntimeSpec, report: ReportBuilder) -> str:
@@ -201,6 +207,7 @@ def _no_plugin(spec: RuntimeSpec, report: ReportBuilder) -> str:
 def _fallback(
     spec: RuntimeSpec,
     report: ReportBuilder,
+    progress: Progress,
     environ: Mapping[str, str],
     probe_context: Callable[[], ProbeContext],
     use_cpu_engine: bool,
@@ -209,7 +216,7 @@ def _fallback(
     if use_cpu_engine and spec.cpu_engine_env is not None and spec.cpu_engine_builtin is not None:
         flag = environ.get(spec.cpu_engine_env, "").strip()
         reason = f"{no_plugin} and {spec.cpu_engine_env}={flag}"
-        return _builtin(spec, report, spec.cpu_engine_builtin, reason)
+        return _builtin(spec, report, progress, spec.cpu_engine_builtin, reason)
     note = ""
     by_family = {}
     for key in spec.probe_order:
@@ -219,7 +226,7 @@ def _fallback(
     if by_family:
         from sglang.runtime.builtin.families import probe_families
 
-        report.activity = "probing the built-in platforms' hardware"
+        progress.activity = "probing the built-in platforms' hardware"
         try:
             context = probe_context()
         except Exception as exc:
@@ -247,12 +254,12 @@ def _fallback(
                 key = by_family[outcome.family]
                 title = spec.builtin(key).title
                 reason = f"{no_plugin} and {title} is available{note}"
-                return _builtin(spec, report, key, reason)
+                return _builtin(spec, report, progress, key, reason)
     if spec.default_builtin is None:  # pragma: no cover - both runtimes define one
         raise PlatformSelectionError(f"{spec.title} has no default built-in platform")
     titles = ", ".join(spec.builtin(key).title for key in spec.probe_order)
     reason = f"{no_plugin} and none of {titles} is available{note}"
-    return _builtin(spec, report, spec.default_builtin, reason)
+    return _builtin(spec, report, progress, spec.default_builtin, reason)
 
 
 def _source(record: EntryPointRecord) -> PluginSource:
@@ -265,14 +272,16 @@ def _source(record: EntryPointRecord) -> PluginSource:
     )
 
 
-def _run_callback(spec: RuntimeSpec, report: ReportBuilder, record: EntryPointRecord) -> str | None:
+def _run_callback(
+    spec: RuntimeSpec, report: ReportBuilder, progress: Progress, record: EntryPointRecord
+) -> str | None:
     """Import and call *record*'s activation callback; return its qualname or ``None``.
 
     Hooks the platform module registers meanwhile (at import or in the
     callback) are attributed to the entry point, so the plugin loader can
     tell the selected platform's hooks from those of the others.
     """
-    report.current = record
+    progress.current = record
     try:
         with plugin_source(_source(record)):
             try:
@@ -293,7 +302,7 @@ def _run_callback(spec: RuntimeSpec, report: ReportBuilder, record: EntryPointRe
                     errors.callback_failed(spec, record, "running", exc)
                 ) from exc
     finally:
-        report.current = None
+        progress.current = None
     if result is None:
         report.record(record, CallbackStatus.DECLINED)
         return None
@@ -308,11 +317,12 @@ def _run_callback(spec: RuntimeSpec, report: ReportBuilder, record: EntryPointRe
 def _plugin(
     spec: RuntimeSpec,
     report: ReportBuilder,
+    progress: Progress,
     record: EntryPointRecord,
     qualname: str,
     reason: str,
 ) -> Selected:
-    report.activity = f"constructing platform class {qualname}"
+    progress.activity = f"constructing platform class {qualname}"
     with plugin_source(_source(record)):  # hooks its class module registers are the plugin's
         cls, platform = build_platform(
             spec, qualname, source=errors.who(spec, record), dist_name=record.dist_name, plugin=True
@@ -336,9 +346,11 @@ def _plugin(
     return Selected(platform, record.dist_name, record.dist, record.name)
 
 
-def _builtin(spec: RuntimeSpec, report: ReportBuilder, key: str, reason: str) -> Selected:
+def _builtin(
+    spec: RuntimeSpec, report: ReportBuilder, progress: Progress, key: str, reason: str
+) -> Selected:
     builtin = spec.builtin(key)
-    report.activity = f"constructing platform class {builtin.qualname}"
+    progress.activity = f"constructing platform class {builtin.qualname}"
     cls, platform = build_platform(
         spec, builtin.qualname, source=errors.who_builtin(spec, key), dist_name=None, plugin=False
     )

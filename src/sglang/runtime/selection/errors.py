@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sglang.runtime.discovery import EntryPointRecord
-    from sglang.runtime.selection.engine import Selected
+    from sglang.runtime.selection.outcome import Selected
     from sglang.runtime.spec import RuntimeSpec
 
 __all__ = [

@@ -1,5 +1,9 @@
-"""The record platform selection keeps while it runs: modes, statuses, the builder.
+"""The log platform selection keeps while it runs: :class:`ReportBuilder`.
 
+Selection appends to it what it did (each callback's outcome, the probes,
+the choice and why); it is a log only, never read to steer selection. What
+selection is doing *now*, which re-entrancy errors name, is the live
+:class:`~sglang.runtime.selection.engine.Progress` of the per-runtime state.
 Kept apart from :mod:`sglang.runtime.selection.report` so that selecting a
 platform imports only these few cheap definitions; the frozen report
 dataclasses are built when a report is asked for.
@@ -7,8 +11,9 @@ dataclasses are built when a report is asked for.
 
 from __future__ import annotations
 
-import enum
 from typing import TYPE_CHECKING
+
+from sglang.runtime.selection.outcome import CallbackStatus, SelectionMode
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeOutcome
@@ -16,33 +21,7 @@ if TYPE_CHECKING:
     from sglang.runtime.selection.report import SelectionReport
     from sglang.runtime.spec import RuntimeSpec
 
-__all__ = ["CallbackRecord", "CallbackStatus", "ReportBuilder", "SelectionMode"]
-
-
-class SelectionMode(enum.Enum):
-    """How the platform was selected."""
-
-    EXPLICIT = "explicit"
-    """The selector variable named a platform plugin's entry point."""
-
-    AUTO = "auto"
-    """The selector variable was unset: every installed callback was asked."""
-
-    OVERRIDE_BUILTIN = "override-builtin"
-    """The selector variable named a built-in platform (diffusion only): no probing."""
-
-
-class CallbackStatus(enum.Enum):
-    """What one activation callback did."""
-
-    ACTIVATED = "activated"
-    """It returned a platform class qualname."""
-
-    DECLINED = "declined"
-    """It returned ``None``: its hardware is unavailable."""
-
-    FAILED = "failed"
-    """Importing it or calling it raised, or it returned a wrong type."""
+__all__ = ["CallbackRecord", "ReportBuilder"]
 
 
 CallbackRecord = tuple["EntryPointRecord", CallbackStatus, "str | None", "str | None"]
@@ -71,10 +50,6 @@ class ReportBuilder:
         self.platform_dist: str | None = None
         self.platform_entry_point: str | None = None
         self.reason = ""
-        self.current: EntryPointRecord | None = None
-        """The entry point whose callback is running now (for re-entrancy errors)."""
-        self.activity = ""
-        """What selection is doing now, when not running a callback."""
 
     def record(
         self,

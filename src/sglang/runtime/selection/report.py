@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sglang.runtime.selection.record import CallbackStatus, SelectionMode
+from sglang.runtime.selection.outcome import CallbackStatus, SelectionMode
 
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeOutcome

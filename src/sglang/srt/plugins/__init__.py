@@ -13,25 +13,21 @@ subprocess before ``Scheduler()``)::
       │     callback()                 and while its callback registers hooks
       └── HookRegistry.apply_hooks()   resolve and patch the targets
 
-Hooks are registered through :mod:`sglang.srt.plugins.hook_registry`.
+Hooks are registered through :mod:`sglang.srt.plugins.hook_registry`. This
+module only binds SRT's objects of :mod:`sglang.runtime.plugins`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
-from sglang.runtime.hooks import HookApplyError, HookInfo, PluginSource, _current_plugin_source
-from sglang.runtime.plugins.loader import (
+from sglang.runtime.hooks import HookApplyError, PluginSource, _current_plugin_source
+from sglang.runtime.plugins import (
     PluginConflictError,
     PluginLoadError,
     PluginOutcome,
-    PluginPolicy,
     PluginStage,
     PluginState,
-    enforce_policy,
-    load_group,
+    load_plugins_by_group,
     runtime_plugins,
-    spec_for_group,
 )
 from sglang.runtime.spec import SRT
 
@@ -50,55 +46,8 @@ __all__ = [
     "plugin_outcomes",
 ]
 
+_srt = runtime_plugins(SRT)
 
-def load_plugins() -> tuple[HookInfo, ...]:
-    """Discover SRT general plugins, run their callbacks and apply their hooks.
-
-    Runs once per process behind the activation gate: concurrent callers
-    wait for the first, a call from inside a plugin callback returns at
-    once, and a failure is remembered and raised again on every later call.
-
-    Returns:
-        Every registered SRT hook with its status (empty on a re-entrant call).
-
-    Raises:
-        PluginLoadError: a plugin of the selected platform's distribution
-            failed to import or in its callback.
-        HookApplyError: one of its hooks could not be applied (the apply was
-            rolled back).
-    """
-    return runtime_plugins(SRT).load_plugins()
-
-
-def _get_excluded_dists() -> frozenset[str]:
-    """Platform distributions other than the selected one (their plugins are skipped)."""
-    return runtime_plugins(SRT).policy().excluded_dists
-
-
-def load_plugins_by_group(
-    group: str, excluded_dists: Collection[str] | None = None
-) -> tuple[PluginOutcome, ...]:
-    """Import the allowed general plugins of *group* and run their callbacks (no apply).
-
-    The low-level step under :func:`load_plugins`, not gated: every call
-    loads again. Hooks go to the registry of the runtime owning *group*.
-
-    Args:
-        group: An entry-point group, normally ``"sglang.srt.plugins"``.
-        excluded_dists: Distributions whose plugins are skipped; by default
-            the platform distributions other than the selected one.
-
-    Raises:
-        PluginLoadError: a plugin of the selected platform's distribution failed.
-    """
-    plugins = runtime_plugins(spec_for_group(group))
-    policy = plugins.policy()
-    if excluded_dists is not None:
-        policy = PluginPolicy(policy.allowlist, policy.selected_dist, frozenset(excluded_dists))
-    enforce_policy(plugins.spec, plugins.registry, policy)
-    return load_group(plugins.spec, plugins.registry, group=group, policy=policy)
-
-
-def plugin_outcomes() -> tuple[PluginOutcome, ...]:
-    """What :func:`load_plugins` did with each SRT general-plugin entry point."""
-    return runtime_plugins(SRT).outcomes()
+load_plugins = _srt.load_plugins
+_get_excluded_dists = _srt.excluded_dists
+plugin_outcomes = _srt.outcomes

@@ -20,7 +20,7 @@ from typing import Final
 
 from sglang.runtime.hooks import HookInfo, HookStatus, PluginSource
 from sglang.runtime.hooks import HookRegistry as _HookRegistry
-from sglang.runtime.plugins.loader import runtime_plugins
+from sglang.runtime.plugins import runtime_plugins
 from sglang.runtime.spec import SRT
 from sglang.sdk.hooks import HookTarget, HookType, hook_target
 

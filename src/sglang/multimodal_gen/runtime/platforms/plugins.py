@@ -11,7 +11,8 @@ may import the target's whole module graph:
   patches the targets (target imports are allowed from here on).
 
 Each runs once per process. Hooks are registered with this module's
-``HookRegistry`` / ``plugin_hook``, never with SRT's.
+``HookRegistry`` / ``plugin_hook``, never with SRT's. This module only
+binds diffusion's objects of :mod:`sglang.runtime.plugins`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from sglang.runtime.hooks import (
     _current_plugin_source,
 )
 from sglang.runtime.hooks import HookRegistry as _HookRegistry
-from sglang.runtime.plugins.loader import (
+from sglang.runtime.plugins import (
     PluginConflictError,
     PluginLoadError,
     PluginOutcome,
@@ -54,46 +55,14 @@ __all__ = [
     "plugin_outcomes",
 ]
 
-HookRegistry: Final[_HookRegistry] = runtime_plugins(DIFFUSION).registry
+_diffusion = runtime_plugins(DIFFUSION)
+
+HookRegistry: Final[_HookRegistry] = _diffusion.registry
 """Diffusion's hook registry: ``register()``, ``apply_hooks()``, ``restore()``, ``hooks()``."""
 
 plugin_hook = HookRegistry.plugin_hook
 """Decorator registering a hook in diffusion's registry: ``@plugin_hook(target, type=...)``."""
 
-
-def load_plugins() -> tuple[PluginOutcome, ...]:
-    """Discover diffusion general plugins and run their callbacks (register only).
-
-    Runs once per process behind the activation gate. No hook target is
-    imported.
-
-    Returns:
-        What was done with each entry point (empty on a re-entrant call).
-
-    Raises:
-        PluginLoadError: a plugin of the selected platform's distribution
-            failed to import or in its callback.
-    """
-    return runtime_plugins(DIFFUSION).register_plugins()
-
-
-def apply_plugin_hooks() -> tuple[HookInfo, ...]:
-    """Register the plugins if that has not happened, then apply their hooks.
-
-    Runs once per process behind the activation gate; hooks registered
-    later are applied by ``HookRegistry.apply_hooks()``.
-
-    Returns:
-        Every registered diffusion hook with its status.
-
-    Raises:
-        PluginLoadError: a required plugin failed to load.
-        HookApplyError: a hook of the selected platform's distribution could
-            not be applied (the apply was rolled back).
-    """
-    return runtime_plugins(DIFFUSION).apply_plugin_hooks()
-
-
-def plugin_outcomes() -> tuple[PluginOutcome, ...]:
-    """What :func:`load_plugins` did with each diffusion general-plugin entry point."""
-    return runtime_plugins(DIFFUSION).outcomes()
+load_plugins = _diffusion.register_plugins
+apply_plugin_hooks = _diffusion.apply_plugin_hooks
+plugin_outcomes = _diffusion.outcomes
