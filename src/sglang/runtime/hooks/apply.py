@@ -455,7 +455,7 @@ def _installed_object(target: ResolvedTarget, spec: ChainSpec) -> object:
         assert spec.replace is not None
         return spec.replace
     if kind is TargetKind.CLASSMETHOD:
-        return classmethod(make_installed(spec, kind_is_classmethod=True))
+        return classmethod(make_installed(spec))
     chain: Callable[..., Any] = make_installed(spec)
     if kind is TargetKind.STATICMETHOD:
         return staticmethod(chain)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Collection
-from typing import Any, Literal, ParamSpec, TypeVar, overload
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from sglang.runtime.discovery import normalize_dist_name
 from sglang.runtime.hooks.apply import Transaction, restore_all
@@ -30,6 +30,7 @@ from sglang.sdk.hooks import (
     AfterHook,
     AroundHook,
     BeforeHook,
+    ClassmethodTarget,
     HookTarget,
     HookType,
     ReplaceHook,
@@ -39,6 +40,7 @@ __all__ = ["PLUGINS_LOGGER", "HookRegistry"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 H = TypeVar("H", bound=Callable[..., object])
 
 PLUGINS_LOGGER = "sglang.plugins"
@@ -176,6 +178,36 @@ class HookRegistry:
             state.by_path.setdefault(path.dotted, []).append(entry)
             state.dirty.add(path.dotted)
         return hook
+
+    # Classmethod targets first: pyright checks a decorated hook against a
+    # HookTarget whose parameters are a Concatenate only when the overload
+    # spells the Concatenate itself (it loses the positional-only ``cls``
+    # when re-specialising ``BeforeHook[P]`` and the others).
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.BEFORE]
+    ) -> Callable[[BeforeHook[Concatenate[type[T], P]]], BeforeHook[Concatenate[type[T], P]]]: ...
+
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.AFTER]
+    ) -> Callable[
+        [AfterHook[R, Concatenate[type[T], P]]], AfterHook[R, Concatenate[type[T], P]]
+    ]: ...
+
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.AROUND]
+    ) -> Callable[
+        [AroundHook[Concatenate[type[T], P], R]], AroundHook[Concatenate[type[T], P], R]
+    ]: ...
+
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.REPLACE]
+    ) -> Callable[
+        [ReplaceHook[Concatenate[type[T], P], R]], ReplaceHook[Concatenate[type[T], P], R]
+    ]: ...
 
     @overload
     def plugin_hook(

@@ -50,7 +50,7 @@ class TargetKind(enum.Enum):
     """A plain function in a class (hooks receive ``self`` first)."""
 
     CLASSMETHOD = "classmethod"
-    """A ``classmethod`` (hooks see the call as made on the class, without ``cls``)."""
+    """A ``classmethod`` (hooks receive ``cls`` first: the class the call was made on)."""
 
     STATICMETHOD = "staticmethod"
     """A ``staticmethod``."""
