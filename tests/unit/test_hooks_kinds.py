@@ -195,8 +195,12 @@ def test_classmethod_hooks_receive_the_calling_class_first(
         seen.append(cls)
         return cls.factor * x
 
-    hooks = {HookType.BEFORE: before, HookType.AFTER: after, HookType.AROUND: around,
-             HookType.REPLACE: replace}  # fmt: skip
+    hooks: dict[HookType, Callable[..., object]] = {
+        HookType.BEFORE: before,
+        HookType.AFTER: after,
+        HookType.AROUND: around,
+        HookType.REPLACE: replace,
+    }
     registry.register(f"{MOD}.Base.scaled", hooks[hook_type], hook_type)
     registry.apply_hooks()
     # the class the call was made on, as ``self`` is the instance for a method

@@ -17,10 +17,18 @@ The algorithm, for the target paths that changed since the last apply
 4. If a *required* hook failed, undo everything this apply did (patches,
    aliases, bookkeeping) and raise :class:`HookApplyError`; best-effort
    failures are logged once each.
+
+Before step 1, the hooks that failed because their target did not exist
+(:class:`~sglang.runtime.hooks.targets.HookTargetMissing`: module not
+found, attribute missing) become pending again, so each apply retries them
+and applies them once the target appears. A required one still missing
+fails that apply again; a best-effort one is logged again only when its
+failure changes, and once more (INFO) when it finally applies.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +41,7 @@ from sglang.runtime.hooks.report import HookApplyError, HookInfo, HookStatus
 from sglang.runtime.hooks.state import Entry, LocationKey, Patch, RegistryState
 from sglang.runtime.hooks.targets import (
     HookTargetError,
+    HookTargetMissing,
     Location,
     ResolvedTarget,
     TargetKind,
@@ -103,11 +112,13 @@ class Transaction:
         self.alias_states: dict[LocationKey, _AliasState] = {}
         self.failed: list[Entry] = []
         self.changed: dict[int, Entry] = {}
+        self.retried: list[tuple[Entry, str | None]] = []
 
     # -- the algorithm -------------------------------------------------------
 
     def run(self) -> tuple[HookInfo, ...]:
         """Apply, enforce the failure policy, and report the hooks whose status changed."""
+        self._retry_missing()
         try:
             self._process_dirty()
             self._propagate_aliases()
@@ -116,13 +127,41 @@ class Transaction:
             raise
         required_failures = [e for e in self.failed if _is_required(e, self.required)]
         for entry in self.failed:
-            if entry not in required_failures and not entry.warned:
-                entry.warned = True
+            if entry not in required_failures and entry.warned_reason != entry.reason:
+                entry.warned_reason = entry.reason
                 self.logger.warning("%s", self._best_effort_message(entry))
         if required_failures:
             self.rollback()
             raise self._required_error(required_failures)
-        return tuple(entry.info() for entry in self.changed.values())
+        self._log_recovered()
+        return tuple(
+            entry.info()
+            for entry in self.changed.values()
+            if self.snapshot.statuses.get(id(entry)) != (entry.status, entry.reason, entry.location)
+        )
+
+    def _retry_missing(self) -> None:
+        """Make the hooks whose target did not exist pending again (after the snapshot)."""
+        state = self.state
+        for entry in state.entries:
+            if entry.retried:
+                self.retried.append((entry, entry.reason))
+                entry.status, entry.reason = HookStatus.PENDING, None
+                state.dirty.add(entry.path.dotted)
+        if self.retried:  # a module file created since the last lookup must be seen
+            importlib.invalidate_caches()
+
+    def _log_recovered(self) -> None:
+        for entry, reason in self.retried:
+            if entry.status in (HookStatus.APPLIED, HookStatus.SUPERSEDED):
+                entry.warned_reason = None
+                self.logger.info(
+                    "%s: %s is %s now: its target exists (an earlier apply failed: %s)",
+                    self.runtime.title,
+                    entry.label,
+                    entry.status.value,
+                    reason,
+                )
 
     def _process_dirty(self) -> None:
         state = self.state
@@ -152,7 +191,7 @@ class Transaction:
             location = locate(entries[0].path)
         except HookTargetError as exc:
             for entry in entries:
-                self._fail(entry, str(exc))
+                self._fail(entry, str(exc), retry=isinstance(exc, HookTargetMissing))
             if old_key is not None:
                 self._detach(path, old_key)
             return
@@ -203,7 +242,7 @@ class Transaction:
                 target = inspect_target(location, inherited=True)
         except HookTargetError as exc:  # e.g. the inherited member was deleted from the base
             for entry in entries:
-                self._fail(entry, str(exc))
+                self._fail(entry, str(exc), retry=isinstance(exc, HookTargetMissing))
             if patch is not None:
                 self._set(location, None, patch.target)
                 del state.patches[key]
@@ -365,7 +404,8 @@ class Transaction:
         entry.location = location
         self.changed[id(entry)] = entry
 
-    def _fail(self, entry: Entry, reason: str) -> None:
+    def _fail(self, entry: Entry, reason: str, *, retry: bool = False) -> None:
+        entry.retry = retry
         self._mark(entry, HookStatus.FAILED, reason, entry.location)
         self.failed.append(entry)
 
@@ -415,10 +455,16 @@ class Transaction:
     def _best_effort_message(self, entry: Entry) -> str:
         source = entry.source
         assert source is not None
+        retry = (
+            " Its target does not exist yet: every later apply_hooks() tries it again "
+            "(this warning is not repeated while it fails the same way)."
+            if entry.retry
+            else ""
+        )
         return (
             f"{self.runtime.title}: skipping {entry.label}: {entry.reason}. Hooks of plugins "
             f"outside the selected platform's distribution are best-effort, so startup "
-            f"continues without this one. Fix or upgrade {source.dist_name}, or leave "
+            f"continues without this one.{retry} Fix or upgrade {source.dist_name}, or leave "
             f"{source.name!r} out of {self.runtime.plugins_env} to disable the plugin."
         )
 
@@ -440,10 +486,15 @@ class Transaction:
             why = "Hooks registered directly, outside plugin loading, are required"
             fix = f"Fix the target path or the hook in module {entry.hook_module}"
         more = f" ({len(failures) - 1} more required hook(s) failed too)" if failures[1:] else ""
+        retry = (
+            " Its target does not exist yet: the next apply_hooks() tries it again."
+            if entry.retry
+            else ""
+        )
         message = (
             f"{self.runtime.title} hook application failed: {entry.label} could not be "
             f"applied: {entry.reason}{more}. {why}; every patch of this apply was rolled "
-            f"back. {fix}."
+            f"back.{retry} {fix}."
         )
         return HookApplyError(message, entry.info(), tuple(e.info() for e in failures))
 

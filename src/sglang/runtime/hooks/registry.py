@@ -273,7 +273,8 @@ class HookRegistry:
         hook whose source's distribution is one of *dists* (compared
         normalised) becomes :attr:`~HookStatus.DISABLED` with *reason*, and
         applied ones are taken out by the next :meth:`apply_hooks`; a hook
-        registered later from one of *dists* is disabled at registration.
+        registered later from one of *dists* is disabled at registration, and
+        one waiting for its target (:attr:`HookInfo.retried`) is no longer retried.
         Direct registrations (no source) are never excluded. :meth:`reset`
         forgets the exclusion.
 
@@ -293,7 +294,7 @@ class HookRegistry:
             for entry in state.entries:
                 if (
                     entry.source is not None
-                    and entry.active
+                    and (entry.active or entry.retried)
                     and normalize_dist_name(entry.source.dist_name) in names
                 ):
                     entry.status, entry.reason = HookStatus.DISABLED, reason
@@ -309,6 +310,15 @@ class HookRegistry:
         that cannot be applied are marked failed: one of a required
         distribution (or a direct registration) rolls back every patch of
         this call and raises; any other is logged as one WARNING.
+
+        A hook that failed because its target did not exist (its module not
+        found, or an attribute missing) is tried again by every later call
+        and applied once the target appears (logged at INFO). While it stays
+        missing, a required one fails each call again; a best-effort one is
+        not logged again unless its failure changes. A hook whose target
+        exists but does not fit (a module raising while it is imported, an
+        AROUND hook on a class, an attribute refusing the patch) is not
+        retried.
 
         Args:
             required_dists: Distributions whose hooks are required; by
@@ -347,13 +357,14 @@ class HookRegistry:
     def disable_source(self, source: PluginSource, reason: str) -> int:
         """Disable every active hook of *source* (its plugin failed); return how many.
 
-        Applied ones are taken out by the next :meth:`apply_hooks`.
+        Applied ones are taken out by the next :meth:`apply_hooks`; failed
+        ones waiting for their target are no longer retried.
         """
         count = 0
         with self._lock:
             state = self._state
             for entry in state.entries:
-                if entry.source == source and entry.active:
+                if entry.source == source and (entry.active or entry.retried):
                     entry.status, entry.reason = HookStatus.DISABLED, reason
                     state.dirty.add(entry.path.dotted)
                     count += 1
@@ -367,8 +378,14 @@ class HookRegistry:
             return tuple(entry.info() for entry in self._state.entries)
 
     def pending(self) -> tuple[HookInfo, ...]:
-        """The hooks the next :meth:`apply_hooks` will try to apply."""
-        return tuple(info for info in self.hooks() if info.status is HookStatus.PENDING)
+        """The hooks the next :meth:`apply_hooks` will try to apply.
+
+        Those registered since the last apply, and those that failed because
+        their target did not exist yet (:attr:`HookInfo.retried`).
+        """
+        return tuple(
+            info for info in self.hooks() if info.status is HookStatus.PENDING or info.retried
+        )
 
     def format(self) -> str:
         """:meth:`hooks` as an aligned text table."""
