@@ -13,6 +13,8 @@ Modules:
 * :mod:`~sglang.runtime.hooks.chain`: composition of several hooks;
 * :mod:`~sglang.runtime.hooks.aliases`: rebinding ``from x import f`` aliases;
 * :mod:`~sglang.runtime.hooks.apply`: one apply as a transaction;
+* :mod:`~sglang.runtime.hooks.undo`: rolling one apply back, restoring them all;
+* :mod:`~sglang.runtime.hooks.messages`: the warnings and errors of an apply;
 * :mod:`~sglang.runtime.hooks.registry`: the public registry;
 * :mod:`~sglang.runtime.hooks.report`: statuses, reports and errors.
 

@@ -20,10 +20,11 @@ from collections.abc import Callable, Collection
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from sglang.runtime.discovery import normalize_dist_name
-from sglang.runtime.hooks.apply import Transaction, restore_all
+from sglang.runtime.hooks.apply import Transaction
 from sglang.runtime.hooks.report import HookInfo, HookStatus, format_hooks
 from sglang.runtime.hooks.state import Entry, RegistryState
 from sglang.runtime.hooks.targets import TargetPath, parse_target
+from sglang.runtime.hooks.undo import restore_all
 from sglang.runtime.plugin_source import PluginSource, _current_plugin_source
 from sglang.runtime.runtimes import RuntimeSpec
 from sglang.sdk.hooks import (

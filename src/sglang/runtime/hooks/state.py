@@ -105,6 +105,8 @@ class Patch:
     installed: object
     exclude: frozenset[str]
     """Modules left alone by alias propagation (those defining the hooks)."""
+    winner: Entry | None = None
+    """The REPLACE hook whose object is installed (or wrapped), if any."""
 
 
 @dataclass
