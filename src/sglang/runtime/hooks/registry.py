@@ -143,8 +143,11 @@ class HookRegistry:
         Args:
             target: ``"pkg.mod.Cls.meth"``, ``"pkg.mod:Cls.meth"``,
                 ``"pkg.mod:func"``, or a typed :class:`~sglang.sdk.hooks.HookTarget`
-                (then the hook's signature is checked against the target's).
-            hook: The hook callable, or for REPLACE of a class, the class.
+                (then the hook's signature is checked against the target's;
+                for a classmethod, ``hook_target(Cls.meth, cls=Cls)``).
+            hook: The hook callable, or for REPLACE of a class, the class. A
+                method's hooks receive ``self`` first, a classmethod's ``cls``
+                (the class the call was made on).
             hook_type: How the hook combines with the target.
             source: Attribute the hook to this plugin explicitly.
 
