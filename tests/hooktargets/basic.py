@@ -37,6 +37,11 @@ class Base:
         """Return ``cls.factor * x`` (depends on the calling class)."""
         return cls.factor * x
 
+    @classmethod
+    def create(cls, value: int) -> Base:
+        """Build an instance of the calling class (a factory subclasses inherit)."""
+        return cls(value)
+
     @staticmethod
     def double(x: int) -> int:
         """Return ``2 * x``."""

@@ -216,6 +216,87 @@ def test_two_direct_replace_hooks_from_different_modules_warn_naming_both(
     assert basic.add(1, 1) == 2
 
 
+# -- a REPLACE of a member of a replaced class ----------------------------------------
+
+
+def describe_replaced(self: basic.Widget) -> str:
+    return f"replaced {self.size}"
+
+
+def test_a_member_replace_on_a_replaced_class_warns_naming_both_hooks(
+    registry: HookRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    original_describe = basic.Widget.__dict__["describe"]
+    own_describe = plugin_like.BigWidget.__dict__["describe"]
+    registry.register(f"{MOD}.Widget", plugin_like.BigWidget, HookType.REPLACE, source=OBS)
+    registry.register(f"{MOD}.Widget.describe", describe_replaced, HookType.REPLACE, source=OTHER)
+    with caplog.at_level(logging.WARNING, logger="sglang.plugins"):
+        registry.apply_hooks()
+        registry.apply_hooks()
+    [record] = records(caplog)
+    message = record.getMessage()
+    assert "replaces a member of a replaced class" in message
+    assert (
+        f"{__name__}.describe_replaced of plugin 'other' (distribution other-dist 0.1)" in message
+    )
+    assert (
+        "tests.hooktargets.plugin_like.BigWidget of plugin 'obs' (distribution obs-dist 2.0)"
+        in (message)
+    )
+    assert "defines itself, so that implementation no longer runs" in message
+    assert "AROUND" in message
+    assert "SGLANG_PLUGINS" in message
+    # the replacement class carries the member hook; the original keeps its method
+    assert basic.Widget is plugin_like.BigWidget
+    assert basic.Widget(3).describe() == "replaced 3"
+    assert basic.Widget.__dict__["describe"] is describe_replaced
+    assert plugin_like.Widget.__dict__["describe"] is original_describe
+    statuses = [(info.status, info.location) for info in registry.hooks()]
+    assert statuses == [
+        (HookStatus.APPLIED, f"{MOD}.Widget"),
+        (HookStatus.APPLIED, "tests.hooktargets.plugin_like.BigWidget.describe"),
+    ]
+    registry.restore()
+    assert plugin_like.BigWidget.__dict__["describe"] is own_describe
+
+
+def test_a_member_replace_on_a_replacement_inheriting_it_warns_too(
+    registry: HookRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    original_class = basic.Widget
+
+    class Plain(basic.Widget):
+        pass
+
+    registry.register(f"{MOD}.Widget.describe", describe_replaced, HookType.REPLACE)
+    registry.apply_hooks()  # first on the original class
+    assert original_class(1).describe() == "replaced 1"
+    registry.register(f"{MOD}.Widget", Plain, HookType.REPLACE)  # then the class is replaced
+    with caplog.at_level(logging.WARNING, logger="sglang.plugins"):
+        registry.apply_hooks()
+    [record] = records(caplog)
+    message = record.getMessage()
+    assert f"{__name__}.describe_replaced of direct registration (module {__name__})" in message
+    assert "Plain of direct registration" in message
+    assert "inherits describe, and the hook is installed on it, not on the original" in message
+    assert f"{MOD}.Widget and objects built from it keep the original describe" in message
+    # moved: on the replacement class now, the original class is back to its own method
+    assert basic.Widget(2).describe() == "replaced 2"
+    assert "describe" in Plain.__dict__
+    assert original_class(2).describe() == "widget 2"
+
+
+def test_other_hooks_on_a_member_of_a_replaced_class_do_not_warn(
+    registry: HookRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    registry.register(f"{MOD}.Widget", plugin_like.BigWidget, HookType.REPLACE, source=OBS)
+    registry.register(f"{MOD}.Widget.describe", lambda r, s: r.upper(), HookType.AFTER)
+    with caplog.at_level(logging.WARNING, logger="sglang.plugins"):
+        registry.apply_hooks()
+    assert records(caplog) == []
+    assert basic.Widget(1).describe() == "BIG WIDGET 1"
+
+
 # -- failure policy ----------------------------------------------------------------------
 
 

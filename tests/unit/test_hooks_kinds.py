@@ -173,22 +173,73 @@ def test_sync_replace_of_async_target_is_awaitable(registry: HookRegistry) -> No
     assert asyncio.run(_await(basic.fetch(7))) == -7
 
 
-def test_classmethod_hooks_see_the_call_as_made_on_the_class(registry: HookRegistry) -> None:
-    calls: list[tuple[object, ...]] = []
+@pytest.mark.parametrize("hook_type", list(HookType), ids=lambda t: t.name)
+def test_classmethod_hooks_receive_the_calling_class_first(
+    registry: HookRegistry, hook_type: HookType
+) -> None:
+    seen: list[object] = []
 
-    def around(original: Callable[[int], int], x: int) -> int:
-        calls.append((x,))
-        return original(x)
+    def before(cls: type[basic.Base], x: int) -> None:
+        seen.append(cls)
 
-    registry.register(f"{MOD}.Base.scaled", around, HookType.AROUND)
+    def after(result: int, cls: type[basic.Base], x: int) -> None:
+        seen.append(cls)
+
+    def around(
+        original: Callable[[type[basic.Base], int], int], cls: type[basic.Base], x: int
+    ) -> int:
+        seen.append(cls)
+        return original(cls, x)
+
+    def replace(cls: type[basic.Base], x: int) -> int:
+        seen.append(cls)
+        return cls.factor * x
+
+    hooks: dict[HookType, Callable[..., object]] = {
+        HookType.BEFORE: before,
+        HookType.AFTER: after,
+        HookType.AROUND: around,
+        HookType.REPLACE: replace,
+    }
+    registry.register(f"{MOD}.Base.scaled", hooks[hook_type], hook_type)
     registry.apply_hooks()
-    # the original is bound to the calling class: Child keeps its own factor
+    # the class the call was made on, as ``self`` is the instance for a method
     assert basic.Base.scaled(2) == 6
     assert basic.Child.scaled(2) == 10
     assert basic.Child().scaled(2) == 10
-    assert calls == [(2,), (2,), (2,)]
+    assert seen == [basic.Base, basic.Child, basic.Child]
     assert isinstance(inspect.getattr_static(basic.Base, "scaled"), classmethod)
     assert isinstance(inspect.getattr_static(basic.Base, "double"), staticmethod)
+
+
+def test_a_classmethod_replace_builds_the_subclass_it_was_called_on(
+    registry: HookRegistry,
+) -> None:
+    class GrandChild(basic.Child):
+        pass
+
+    def create(cls: type[basic.Base], value: int) -> basic.Base:
+        return cls(value * 10)
+
+    registry.register(f"{MOD}.Base.create", create, HookType.REPLACE)
+    registry.apply_hooks()
+    built = [basic.Base.create(1), basic.Child.create(2), GrandChild.create(3)]
+    assert [type(obj) for obj in built] == [basic.Base, basic.Child, GrandChild]
+    assert [obj.value for obj in built] == [10, 20, 30]
+
+
+def test_hooks_on_an_inherited_classmethod_receive_the_subclass(registry: HookRegistry) -> None:
+    seen: list[object] = []
+
+    async def around(original: Callable[..., Awaitable[int]], cls: type, x: int) -> int:
+        seen.append(cls)
+        return await original(cls, x) + 1
+
+    registry.register(f"{MOD}.Child.ascaled", around, HookType.AROUND)
+    registry.apply_hooks()
+    assert asyncio.run(_await(basic.Child.ascaled(2))) == 11
+    assert asyncio.run(_await(basic.Base.ascaled(2))) == 6  # the base is untouched
+    assert seen == [basic.Child]
 
 
 def test_method_hooks_receive_self(registry: HookRegistry) -> None:

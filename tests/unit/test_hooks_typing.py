@@ -7,7 +7,9 @@ configuration), is checked once by each checker; lines marked
 
 The pyright-only lines are a known mypy limitation: when a plain
 ``Callable[P, R]`` argument (BEFORE, REPLACE) disagrees with the target's
-``P`` in one call, mypy widens ``P`` to ``...`` instead of reporting it.
+``P`` in one call, or any hook has fewer parameters than the target (a
+classmethod hook written without ``cls``), mypy widens ``P`` to ``...``
+instead of reporting it.
 mypy still checks the return type there, and checks parameters fully for
 AROUND and AFTER hooks and in the decorator form (``@plugin_hook``).
 """
@@ -83,6 +85,30 @@ class FastWorker(Worker):
     pass
 
 
+class Pool:
+    @classmethod
+    def create(cls, size: int) -> Pool:
+        return cls()
+
+
+def create_around(
+    original: Callable[[type[Pool], int], Pool], cls: type[Pool], size: int
+) -> Pool:
+    return original(cls, size)
+
+
+def create_replace(cls: type[Pool], size: int) -> Pool:
+    return cls()
+
+
+def create_around_without_cls(original: Callable[[int], Pool], size: int) -> Pool:
+    return original(size)
+
+
+def create_replace_without_cls(size: int) -> Pool:
+    return Pool()
+
+
 class Unrelated:
     def __init__(self, rank: int) -> None:
         pass
@@ -97,6 +123,9 @@ DiffusionRegistry.register(target, around_ok, HookType.AROUND)
 HookRegistry.register(hook_target(Worker.forward), forward_around, HookType.AROUND)
 HookRegistry.register(hook_target(Worker), FastWorker, HookType.REPLACE)
 HookRegistry.register("pkg.mod:anything", print, HookType.AFTER)  # untyped target
+create = hook_target(Pool.create, cls=Pool)  # hooks receive cls first
+HookRegistry.register(create, create_around, HookType.AROUND)
+HookRegistry.register(create, create_replace, HookType.REPLACE)
 kept: Callable[[float, int], float] = HookRegistry.register(target, replace_ok, HookType.REPLACE)
 
 HookRegistry.register(target, after_wrong_result, HookType.AFTER)  # expect-error
@@ -105,6 +134,8 @@ HookRegistry.register(target, around_ok, HookType.REPLACE)  # expect-error[pyrig
 HookRegistry.register(target, before_wrong_params, HookType.BEFORE)  # expect-error[pyright]
 HookRegistry.register(hook_target(Worker), Unrelated, HookType.REPLACE)  # expect-error
 DiffusionRegistry.register(target, forward_around, HookType.AROUND)  # expect-error
+HookRegistry.register(create, create_around_without_cls, HookType.AROUND)  # expect-error[pyright]
+HookRegistry.register(create, create_replace_without_cls, HookType.REPLACE)  # expect-error[pyright]
 
 
 @plugin_hook(target, type=HookType.AFTER)
@@ -125,6 +156,16 @@ def decorated_replace_wrong(x: str) -> float:
 @plugin_hook(target, type=HookType.BEFORE)  # expect-error
 def decorated_before_wrong(x: float) -> BeforeResult:
     return None
+
+
+@plugin_hook(create, type=HookType.AFTER)
+def decorated_create_after(result: Pool, cls: type[Pool], size: int) -> Pool | None:
+    return None
+
+
+@plugin_hook(create, type=HookType.AROUND)  # expect-error
+def decorated_create_without_cls(original: Callable[[int], Pool], size: int) -> Pool:
+    return original(size)
 """
 
 MARKER = re.compile(r"#\s*expect-error(\[pyright\])?\s*$")

@@ -52,7 +52,6 @@ def test_hook_types() -> None:
         (fetch, f"{__name__}.fetch"),
         (Worker, f"{__name__}.Worker"),
         (Worker.forward, f"{__name__}.Worker.forward"),
-        (Worker.create, f"{__name__}.Worker.create"),
         (Worker.version, f"{__name__}.Worker.version"),
         (Worker.Inner.step, f"{__name__}.Worker.Inner.step"),
         (Worker.Inner.Deeper.run, f"{__name__}.Worker.Inner.Deeper.run"),
@@ -63,7 +62,6 @@ def test_hook_types() -> None:
         "async",
         "class",
         "method",
-        "classmethod",
         "staticmethod",
         "nested",
         "nested2",
@@ -74,6 +72,30 @@ def test_hook_target_path(target: Callable[..., object], path: str) -> None:
     typed = hook_target(target)
     assert isinstance(typed, HookTarget)
     assert typed.path == path
+
+
+class Special(Worker):
+    pass
+
+
+def test_a_classmethod_target_names_the_class_it_is_hooked_on() -> None:
+    assert hook_target(Worker.create, cls=Worker).path == f"{__name__}.Worker.create"
+    # inherited: the subclass is hooked (its own attribute), not the base
+    assert hook_target(Special.create, cls=Special).path == f"{__name__}.Special.create"
+
+
+def test_a_classmethod_without_its_class_is_rejected() -> None:
+    # its hooks receive cls first, which the bound method's type does not show
+    with pytest.raises(TypeError, match=r"classmethod: its hooks receive cls first.*cls=Worker"):
+        hook_target(Worker.create)
+
+
+@pytest.mark.parametrize(
+    "target", [Worker.forward, scale, Special.create], ids=["method", "function", "other-class"]
+)
+def test_cls_is_only_for_a_classmethod_bound_to_it(target: Callable[..., object]) -> None:
+    with pytest.raises(TypeError, match=r"describes a classmethod of Worker: pass it as Worker\."):
+        hook_target(target, cls=Worker)
 
 
 def test_hook_target_is_frozen_and_imports_nothing() -> None:

@@ -24,13 +24,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Concatenate, Generic, ParamSpec, TypeAlias, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, TypeAlias, TypeVar, overload
 
 __all__ = [
     "AfterHook",
     "AroundHook",
     "BeforeHook",
     "BeforeResult",
+    "ClassmethodTarget",
     "HookTarget",
     "HookType",
     "ReplaceHook",
@@ -39,6 +40,7 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class HookType(enum.Enum):
@@ -85,21 +87,81 @@ class HookTarget(Generic[P, R]):
     """The dotted path of the target, for example ``"pkg.mod.Cls.meth"``."""
 
 
-def hook_target(target: Callable[P, R]) -> HookTarget[P, R]:
+class ClassmethodTarget(HookTarget[Concatenate[type[T], P], R], Generic[T, P, R]):
+    """A typed target for a classmethod ``(cls: type[T], *P) -> R`` of class ``T``.
+
+    Its hooks receive ``cls`` first, the class the call was made on (a
+    subclass of ``T`` included). Build one with
+    ``hook_target(Cls.method, cls=Cls)``; it is accepted wherever a
+    :class:`HookTarget` is, as a ``HookTarget[Concatenate[type[T], P], R]``.
+    The registries' decorator form has overloads of its own for it, so that
+    both type checkers check the decorated hook against it.
+    """
+
+
+@overload
+def hook_target(target: Callable[P, R]) -> HookTarget[P, R]: ...
+
+
+@overload
+def hook_target(target: Callable[P, R], *, cls: type[T]) -> ClassmethodTarget[T, P, R]: ...
+
+
+def hook_target(target: Callable[..., object], *, cls: type | None = None) -> HookTarget[..., Any]:
     """Describe an imported callable as a typed :class:`HookTarget`.
 
     The path comes from the object's ``__module__`` and ``__qualname__``;
-    nothing is imported or patched.
+    nothing is imported or patched. Hooks receive what the function in the
+    class body receives, so a method target is the function taken from the
+    class (``hook_target(Worker.forward)``: hooks receive ``self`` first).
+
+    A classmethod's hooks receive ``cls`` first, which the bound method
+    ``Worker.create`` does not show; describe it with the class it is hooked
+    on: ``hook_target(Worker.create, cls=Worker)`` is a
+    :class:`ClassmethodTarget` ``[Worker, P, R]`` (a
+    ``HookTarget[Concatenate[type[Worker], P], R]``) for a classmethod
+    ``create(cls, *P) -> R``, with the path ``"<module>.Worker.create"``,
+    for a classmethod inherited from a base class too (then the hooks are
+    installed on ``Worker`` itself, the base is left alone).
+
+    Args:
+        target: A module-level function, a class, a function taken from a
+            class, or (with *cls*) a classmethod bound to *cls*.
+        cls: For a classmethod, the class it is hooked on.
 
     Raises:
         TypeError: if *target* has no importable dotted path (a lambda or a
-            function defined inside another function).
+            function defined inside another function); if *target* is a
+            classmethod and *cls* is missing; if *cls* is given and *target*
+            is not a classmethod bound to *cls*.
     """
-    module = getattr(target, "__module__", None)
-    qualname = getattr(target, "__qualname__", None)
+    bound_to = getattr(target, "__self__", None)
+    name = getattr(target, "__name__", "?")
+    if cls is not None:
+        if bound_to is not cls:
+            raise TypeError(
+                f"hook_target({target!r}, cls={cls.__qualname__}) describes a classmethod "
+                f"of {cls.__qualname__}: pass it as {cls.__qualname__}.{name}"
+            )
+        typed: ClassmethodTarget[object, ..., Any] = ClassmethodTarget(
+            f"{_dotted_path(cls)}.{name}"
+        )
+        return typed
+    if isinstance(bound_to, type):
+        raise TypeError(
+            f"{bound_to.__qualname__}.{name} is a classmethod: its hooks receive cls first, so "
+            f"describe it with hook_target({bound_to.__qualname__}.{name}, "
+            f"cls={bound_to.__qualname__})"
+        )
+    return HookTarget(_dotted_path(target))
+
+
+def _dotted_path(obj: object) -> str:
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
         raise TypeError(
-            f"{target!r} has no importable dotted path; "
+            f"{obj!r} has no importable dotted path; "
             "hook targets must be module-level functions, classes or their methods"
         )
-    return HookTarget(f"{module}.{qualname}")
+    return f"{module}.{qualname}"

@@ -16,6 +16,10 @@ class Scheduler:
     def run_batch(self, batch: list[int]) -> int:
         return sum(batch)
 
+    @classmethod
+    def from_config(cls, gpu_id: int) -> Scheduler:
+        return cls()
+
 
 def scale(x: float, factor: int) -> float:
     return x * factor
@@ -45,6 +49,13 @@ def my_timer(original_fn: Callable[..., object], *args: object, **kwargs: object
     return result
 
 
+def log_build(
+    original: Callable[[type[Scheduler], int], Scheduler], cls: type[Scheduler], gpu_id: int
+) -> Scheduler:
+    print(f"building {cls.__name__} on gpu {gpu_id}")
+    return original(cls, gpu_id)
+
+
 def register() -> None:
     """A general plugin registering one hook of each type, typed against its target."""
     target = hook_target(scale)
@@ -61,6 +72,10 @@ def register() -> None:
         "sglang.srt.managers.scheduler:Scheduler.__init__", my_timer, HookType.AROUND
     )
     diffusion_plugins.HookRegistry.register(target, timed, HookType.AROUND)
+    # a classmethod's hooks receive cls first: name the class it is hooked on
+    HookRegistry.register(
+        hook_target(Scheduler.from_config, cls=Scheduler), log_build, HookType.AROUND
+    )
 
 
 @plugin_hook(hook_target(Scheduler.run_batch), type=HookType.AROUND)
@@ -68,6 +83,22 @@ def profile(
     original: Callable[[Scheduler, list[int]], int], self: Scheduler, batch: list[int]
 ) -> int:
     return original(self, batch)
+
+
+@plugin_hook(hook_target(Scheduler.from_config, cls=Scheduler), type=HookType.REPLACE)
+def build_called_class(cls: type[Scheduler], gpu_id: int) -> Scheduler:
+    return cls()  # a subclass calling from_config gets an instance of itself
+
+
+@plugin_hook(hook_target(Scheduler.from_config, cls=Scheduler), type=HookType.AFTER)
+def built(result: Scheduler, cls: type[Scheduler], gpu_id: int) -> Scheduler | None:
+    print(f"{cls.__name__} built on gpu {gpu_id}")
+    return None
+
+
+@plugin_hook(hook_target(Scheduler.from_config, cls=Scheduler), type=HookType.BEFORE)
+def check_gpu(cls: type[Scheduler], gpu_id: int) -> BeforeResult:
+    return None if gpu_id >= 0 else ((0,), {})
 
 
 @diffusion_plugins.plugin_hook(hook_target(scale), type=diffusion_plugins.HookType.BEFORE)

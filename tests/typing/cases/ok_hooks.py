@@ -10,6 +10,7 @@ from sglang.sdk import (
     AroundHook,
     BeforeHook,
     BeforeResult,
+    ClassmethodTarget,
     HookTarget,
     HookType,
     ReplaceHook,
@@ -28,6 +29,10 @@ def scale(x: float, factor: int) -> float:
 class Worker:
     def forward(self, batch: list[int]) -> int:
         return sum(batch)
+
+    @classmethod
+    def create(cls, rank: int) -> Worker:
+        return cls()
 
 
 # -- hooks for a function target ---------------------------------------------
@@ -77,6 +82,26 @@ method_around: AroundHook[[Worker, list[int]], int] = wrap_forward
 method_target: HookTarget[[Worker, list[int]], int] = hook_target(Worker.forward)
 
 
+# -- hooks for a classmethod target (``cls`` is the first argument) -----------
+
+
+def log_create(
+    original: Callable[[type[Worker], int], Worker], cls: type[Worker], rank: int
+) -> Worker:
+    print(cls.__name__, rank)
+    return original(cls, rank)
+
+
+def create_called_class(cls: type[Worker], rank: int) -> Worker:
+    return cls()  # the class the call was made on, a subclass included
+
+
+classmethod_target: ClassmethodTarget[Worker, [int], Worker] = hook_target(Worker.create, cls=Worker)
+as_hook_target: HookTarget[[type[Worker], int], Worker] = classmethod_target
+classmethod_around: AroundHook[[type[Worker], int], Worker] = log_create
+classmethod_replace: ReplaceHook[[type[Worker], int], Worker] = create_called_class
+
+
 # -- class replacement -----------------------------------------------------------
 
 
@@ -108,5 +133,6 @@ registrations = [
     checked_before(hook_target(scale), clamp_args),
     checked_after(hook_target(scale), round_result),
     checked_around(hook_target(Worker.forward), wrap_forward),
+    checked_around(hook_target(Worker.create, cls=Worker), log_create),
 ]
 kinds: frozenset[HookType] = frozenset(HooksHookType)

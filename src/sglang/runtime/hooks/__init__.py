@@ -13,6 +13,8 @@ Modules:
 * :mod:`~sglang.runtime.hooks.chain`: composition of several hooks;
 * :mod:`~sglang.runtime.hooks.aliases`: rebinding ``from x import f`` aliases;
 * :mod:`~sglang.runtime.hooks.apply`: one apply as a transaction;
+* :mod:`~sglang.runtime.hooks.undo`: rolling one apply back, restoring them all;
+* :mod:`~sglang.runtime.hooks.messages`: the warnings and errors of an apply;
 * :mod:`~sglang.runtime.hooks.registry`: the public registry;
 * :mod:`~sglang.runtime.hooks.report`: statuses, reports and errors.
 
@@ -21,10 +23,11 @@ Which plugin registered a hook lives in :mod:`sglang.runtime.plugin_source`
 imports without loading the hook engine.
 """
 
-from sglang.runtime.hooks.registry import PLUGINS_LOGGER, HookRegistry
+from sglang.runtime.hooks.registry import HookRegistry
 from sglang.runtime.hooks.report import HookApplyError, HookInfo, HookStatus, format_hooks
-from sglang.runtime.hooks.targets import HookTargetError, TargetKind
+from sglang.runtime.hooks.targets import HookTargetError, HookTargetMissing, TargetKind
 from sglang.runtime.plugin_source import (
+    PLUGINS_LOGGER,
     PluginSource,
     _current_plugin_source,
     current_plugin_source,
@@ -40,6 +43,7 @@ __all__ = [
     "HookStatus",
     "HookTarget",
     "HookTargetError",
+    "HookTargetMissing",
     "HookType",
     "PluginSource",
     "TargetKind",

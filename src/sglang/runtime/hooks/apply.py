@@ -17,10 +17,18 @@ The algorithm, for the target paths that changed since the last apply
 4. If a *required* hook failed, undo everything this apply did (patches,
    aliases, bookkeeping) and raise :class:`HookApplyError`; best-effort
    failures are logged once each.
+
+Before step 1, the hooks that failed because their target did not exist
+(:class:`~sglang.runtime.hooks.targets.HookTargetMissing`: module not
+found, attribute missing) become pending again, so each apply retries them
+and applies them once the target appears. A required one still missing
+fails that apply again; a best-effort one is logged again only when its
+failure changes, and once more (INFO) when it finally applies.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,10 +37,17 @@ from typing import Any
 from sglang.runtime.discovery import normalize_dist_name
 from sglang.runtime.hooks.aliases import AliasBinding, Rebind, rebind_aliases, undo_aliases
 from sglang.runtime.hooks.chain import ChainSpec, LabeledHook, make_installed
-from sglang.runtime.hooks.report import HookApplyError, HookInfo, HookStatus
+from sglang.runtime.hooks.messages import (
+    best_effort_warning,
+    replace_conflict_warning,
+    replaced_class_member_warning,
+    required_error,
+)
+from sglang.runtime.hooks.report import HookInfo, HookStatus
 from sglang.runtime.hooks.state import Entry, LocationKey, Patch, RegistryState
 from sglang.runtime.hooks.targets import (
     HookTargetError,
+    HookTargetMissing,
     Location,
     ResolvedTarget,
     TargetKind,
@@ -41,12 +56,11 @@ from sglang.runtime.hooks.targets import (
     locate,
     uninstall,
 )
+from sglang.runtime.hooks.undo import MISSING, Journal, Snapshot
 from sglang.runtime.spec import RuntimeSpec
 from sglang.sdk.hooks import HookType
 
-__all__ = ["Transaction", "restore_all"]
-
-_MISSING = object()
+__all__ = ["Transaction"]
 
 
 @dataclass
@@ -54,27 +68,6 @@ class _AliasState:
     location: Location
     target: ResolvedTarget
     olds: list[object] = field(default_factory=list)
-
-
-@dataclass
-class _Snapshot:
-    dirty: set[str]
-    path_loc: dict[str, LocationKey]
-    loc_paths: dict[LocationKey, set[str]]
-    locations: dict[LocationKey, Location]
-    patches: dict[LocationKey, Patch]
-    statuses: dict[int, tuple[HookStatus, str | None, str | None]]
-
-    @classmethod
-    def take(cls, state: RegistryState) -> _Snapshot:
-        return cls(
-            dirty=set(state.dirty),
-            path_loc=dict(state.path_loc),
-            loc_paths={key: set(paths) for key, paths in state.loc_paths.items()},
-            locations=dict(state.locations),
-            patches=dict(state.patches),
-            statuses={id(e): (e.status, e.reason, e.location) for e in state.entries},
-        )
 
 
 def _is_required(entry: Entry, required: frozenset[str]) -> bool:
@@ -97,17 +90,19 @@ class Transaction:
         self.runtime = runtime
         self.logger = logger
         self.required = frozenset(normalize_dist_name(d) for d in required_dists)
-        self.snapshot = _Snapshot.take(state)
-        self.journal: list[tuple[Location, object]] = []
+        self.snapshot = Snapshot.take(state)
+        self.journal = Journal()
         self.aliases: list[AliasBinding] = []
         self.alias_states: dict[LocationKey, _AliasState] = {}
         self.failed: list[Entry] = []
         self.changed: dict[int, Entry] = {}
+        self.retried: list[tuple[Entry, str | None]] = []
 
     # -- the algorithm -------------------------------------------------------
 
     def run(self) -> tuple[HookInfo, ...]:
         """Apply, enforce the failure policy, and report the hooks whose status changed."""
+        self._retry_missing()
         try:
             self._process_dirty()
             self._propagate_aliases()
@@ -116,13 +111,39 @@ class Transaction:
             raise
         required_failures = [e for e in self.failed if _is_required(e, self.required)]
         for entry in self.failed:
-            if entry not in required_failures and not entry.warned:
-                entry.warned = True
-                self.logger.warning("%s", self._best_effort_message(entry))
+            if entry not in required_failures and entry.warned_reason != entry.reason:
+                entry.warned_reason = entry.reason
+                self.logger.warning("%s", best_effort_warning(self.runtime, entry))
         if required_failures:
             self.rollback()
-            raise self._required_error(required_failures)
-        return tuple(entry.info() for entry in self.changed.values())
+            raise required_error(self.runtime, required_failures)
+        self._log_recovered()
+        return tuple(
+            entry.info() for entry in self.changed.values() if self.snapshot.changed(entry)
+        )
+
+    def _retry_missing(self) -> None:
+        """Make the hooks whose target did not exist pending again (after the snapshot)."""
+        state = self.state
+        for entry in state.entries:
+            if entry.retried:
+                self.retried.append((entry, entry.reason))
+                entry.status, entry.reason = HookStatus.PENDING, None
+                state.dirty.add(entry.path.dotted)
+        if self.retried:  # a module file created since the last lookup must be seen
+            importlib.invalidate_caches()
+
+    def _log_recovered(self) -> None:
+        for entry, reason in self.retried:
+            if entry.status in (HookStatus.APPLIED, HookStatus.SUPERSEDED):
+                entry.warned_reason = None
+                self.logger.info(
+                    "%s: %s is %s now: its target exists (an earlier apply failed: %s)",
+                    self.runtime.title,
+                    entry.label,
+                    entry.status.value,
+                    reason,
+                )
 
     def _process_dirty(self) -> None:
         state = self.state
@@ -152,7 +173,7 @@ class Transaction:
             location = locate(entries[0].path)
         except HookTargetError as exc:
             for entry in entries:
-                self._fail(entry, str(exc))
+                self._fail(entry, str(exc), retry=isinstance(exc, HookTargetMissing))
             if old_key is not None:
                 self._detach(path, old_key)
             return
@@ -183,7 +204,7 @@ class Transaction:
             key=lambda entry: entry.seq,
         )
         patch = state.patches.get(key)
-        current = location.owner.__dict__.get(location.name, _MISSING)
+        current = location.owner.__dict__.get(location.name, MISSING)
         if patch is not None and current is not patch.installed:
             self.logger.debug(
                 "%s was rebound outside the hook engine; its hooks now wrap the new object",
@@ -203,7 +224,7 @@ class Transaction:
                 target = inspect_target(location, inherited=True)
         except HookTargetError as exc:  # e.g. the inherited member was deleted from the base
             for entry in entries:
-                self._fail(entry, str(exc))
+                self._fail(entry, str(exc), retry=isinstance(exc, HookTargetMissing))
             if patch is not None:
                 self._set(location, None, patch.target)
                 del state.patches[key]
@@ -229,7 +250,9 @@ class Transaction:
                 self._fail(entry, f"cannot patch {location.qualname}: {type(exc).__name__}: {exc}")
             return
         exclude = frozenset(entry.hook_module for entry in valid)
-        state.patches[key] = Patch(target, installed, exclude)
+        state.patches[key] = Patch(target, installed, exclude, winner)
+        if winner is not None:
+            self._check_replaced_owner(winner, target)
         alias_state.olds.append(target.raw)
         if previous is not None:
             alias_state.olds.append(previous)
@@ -281,17 +304,7 @@ class Transaction:
                 if pair not in self.state.warned_conflicts:
                     self.state.warned_conflicts.add(pair)
                     self.logger.warning(
-                        "%s: two REPLACE hooks on %s: %s of %s and %s of %s; the one "
-                        "registered last (%s) wins. Remove one plugin or list only one of "
-                        "them in %s.",
-                        self.runtime.title,
-                        location.qualname,
-                        loser.hook_name,
-                        loser.origin,
-                        winner.hook_name,
-                        winner.origin,
-                        winner.hook_name,
-                        self.runtime.plugins_env,
+                        "%s", replace_conflict_warning(self.runtime, location, loser, winner)
                     )
         spec = ChainSpec(
             original=target.original,
@@ -304,6 +317,26 @@ class Transaction:
             is_async=target.is_async,
         )
         return spec, winner
+
+    def _check_replaced_owner(self, winner: Entry, target: ResolvedTarget) -> None:
+        """Warn when a REPLACE lands on a class that a class REPLACE installed."""
+        location = target.location
+        for patch in self.state.patches.values():
+            klass = patch.winner
+            if (
+                klass is None
+                or patch.target.kind is not TargetKind.CLASS
+                or patch.installed is not location.owner
+            ):
+                continue
+            original = patch.target.original
+            pair = (klass.seq, winner.seq)
+            if isinstance(original, type) and pair not in self.state.warned_conflicts:
+                self.state.warned_conflicts.add(pair)
+                message = replaced_class_member_warning(
+                    self.runtime, winner, klass, location, original, own=target.own
+                )
+                self.logger.warning("%s", message)
 
     def _cascade(self, paths: set[str]) -> None:
         """After a class changed, re-resolve every registered path inside it."""
@@ -342,12 +375,11 @@ class Transaction:
     # -- recorded mutations --------------------------------------------------
 
     def _set(self, location: Location, value: object | None, target: ResolvedTarget) -> None:
-        previous = location.owner.__dict__.get(location.name, _MISSING)
+        self.journal.record(location)
         if value is None:
             uninstall(target)
         else:
             install(location, value)
-        self.journal.append((location, previous))
 
     def _alias_state(
         self, key: LocationKey, location: Location, target: ResolvedTarget
@@ -365,7 +397,8 @@ class Transaction:
         entry.location = location
         self.changed[id(entry)] = entry
 
-    def _fail(self, entry: Entry, reason: str) -> None:
+    def _fail(self, entry: Entry, reason: str, *, retry: bool = False) -> None:
+        entry.retry = retry
         self._mark(entry, HookStatus.FAILED, reason, entry.location)
         self.failed.append(entry)
 
@@ -375,8 +408,8 @@ class Transaction:
             if not alias_state.target.kind.propagates_aliases:
                 continue
             location = alias_state.location
-            final = location.owner.__dict__.get(location.name, _MISSING)
-            if final is _MISSING:
+            final = location.owner.__dict__.get(location.name, MISSING)
+            if final is MISSING:
                 continue
             patch = self.state.patches.get(key)
             exclude = patch.exclude if patch is not None else frozenset()
@@ -389,63 +422,8 @@ class Transaction:
         """Undo every patch and alias this apply made and its bookkeeping."""
         undo_aliases(self.aliases)
         self.aliases = []
-        for location, previous in reversed(self.journal):
-            if previous is _MISSING:
-                if location.name in location.owner.__dict__:
-                    delattr(location.owner, location.name)
-            else:
-                setattr(location.owner, location.name, previous)
-        self.journal.clear()
-        state, snap = self.state, self.snapshot
-        # registrations made during this apply (by an imported module) stay pending
-        late = {e.path.dotted for e in state.entries if id(e) not in snap.statuses and e.active}
-        state.dirty = snap.dirty | late
-        state.path_loc = snap.path_loc
-        state.loc_paths = snap.loc_paths
-        state.locations = snap.locations
-        state.patches = snap.patches
-        failed = {id(entry) for entry in self.failed}
-        for entry in state.entries:
-            saved = snap.statuses.get(id(entry))
-            if saved is not None and id(entry) not in failed:
-                entry.status, entry.reason, entry.location = saved
-
-    # -- messages --------------------------------------------------------------
-
-    def _best_effort_message(self, entry: Entry) -> str:
-        source = entry.source
-        assert source is not None
-        return (
-            f"{self.runtime.title}: skipping {entry.label}: {entry.reason}. Hooks of plugins "
-            f"outside the selected platform's distribution are best-effort, so startup "
-            f"continues without this one. Fix or upgrade {source.dist_name}, or leave "
-            f"{source.name!r} out of {self.runtime.plugins_env} to disable the plugin."
-        )
-
-    def _required_error(self, failures: list[Entry]) -> HookApplyError:
-        entry = failures[0]
-        source = entry.source
-        if source is not None:
-            why = (
-                f"Plugins of the selected platform's distribution {source.dist_name} are part "
-                "of the platform's contract, so startup stops instead of running with the "
-                "platform half-initialised"
-            )
-            fix = (
-                f"Fix or upgrade {source.dist_name}, or set {self.runtime.plugins_env} to an "
-                f"allowlist without {source.name!r} (an empty {self.runtime.plugins_env}= "
-                "disables every general plugin)"
-            )
-        else:
-            why = "Hooks registered directly, outside plugin loading, are required"
-            fix = f"Fix the target path or the hook in module {entry.hook_module}"
-        more = f" ({len(failures) - 1} more required hook(s) failed too)" if failures[1:] else ""
-        message = (
-            f"{self.runtime.title} hook application failed: {entry.label} could not be "
-            f"applied: {entry.reason}{more}. {why}; every patch of this apply was rolled "
-            f"back. {fix}."
-        )
-        return HookApplyError(message, entry.info(), tuple(e.info() for e in failures))
+        self.journal.undo()
+        self.snapshot.restore(self.state, self.failed)
 
 
 def _installed_object(target: ResolvedTarget, spec: ChainSpec) -> object:
@@ -455,32 +433,8 @@ def _installed_object(target: ResolvedTarget, spec: ChainSpec) -> object:
         assert spec.replace is not None
         return spec.replace
     if kind is TargetKind.CLASSMETHOD:
-        return classmethod(make_installed(spec, kind_is_classmethod=True))
+        return classmethod(make_installed(spec))
     chain: Callable[..., Any] = make_installed(spec)
     if kind is TargetKind.STATICMETHOD:
         return staticmethod(chain)
     return chain
-
-
-def restore_all(state: RegistryState) -> None:
-    """Undo every patch (and alias) of *state*; keep the registrations, now pending."""
-    rebinds: dict[int, Rebind] = {}
-    for patch in reversed(list(state.patches.values())):
-        location = patch.target.location
-        if location.owner.__dict__.get(location.name, _MISSING) is patch.installed:
-            uninstall(patch.target)
-        if patch.target.kind.propagates_aliases:
-            rebinds[id(patch.installed)] = Rebind(
-                patch.installed, patch.target.raw, location.owner, location.name, patch.exclude
-            )
-    rebind_aliases(rebinds)
-    state.patches.clear()
-    state.path_loc.clear()
-    state.loc_paths.clear()
-    state.locations.clear()
-    for entry in state.entries:
-        if entry.status in (HookStatus.APPLIED, HookStatus.SUPERSEDED):
-            entry.status, entry.reason, entry.location = HookStatus.PENDING, None, None
-    state.dirty = {
-        path for path, entries in state.by_path.items() if any(e.active for e in entries)
-    }

@@ -19,10 +19,8 @@ hooks receive the awaited result.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
-import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -226,44 +224,16 @@ def _build_async(spec: ChainSpec) -> Fn:
     return wrapper
 
 
-def make_installed(spec: ChainSpec, kind_is_classmethod: bool = False) -> Fn:
+def make_installed(spec: ChainSpec) -> Fn:
     """Build the chain and give it the original's name, docstring and ``__wrapped__``.
 
     A REPLACE-only chain is the replacement itself and is returned untouched.
-    For a classmethod, *spec*'s original is the plain function taking
-    ``cls``; the chain is built per calling class (hooks see the call as made
-    on the class, like ``Cls.method(...)``, without ``cls``), and the result
-    is a function meant to be wrapped in :class:`classmethod` by the caller.
+    For a class- or staticmethod, *spec*'s original is the plain function
+    (``__func__``; for a classmethod it takes ``cls`` first, so every hook
+    receives ``cls`` first, as method hooks receive ``self``) and the caller
+    wraps the result in :class:`classmethod` or :class:`staticmethod` again.
     """
-    if kind_is_classmethod:
-        return _classmethod_chain(spec)
     chain = build_chain(spec)
     if chain is not spec.replace:
         functools.update_wrapper(chain, spec.original)
     return chain
-
-
-def _classmethod_chain(spec: ChainSpec) -> Fn:
-    func = spec.original
-    cache: dict[object, Fn] = {}
-
-    def chain_for(cls: object) -> Fn:
-        chain = cache.get(cls)
-        if chain is None:
-            bound = types.MethodType(func, cls)
-            chain = cache[cls] = build_chain(dataclasses.replace(spec, original=bound))
-        return chain
-
-    if spec.is_async:
-
-        async def async_wrapper(cls: object, *args: Any, **kwargs: Any) -> Any:
-            return await chain_for(cls)(*args, **kwargs)
-
-        functools.update_wrapper(async_wrapper, func)
-        return async_wrapper
-
-    def wrapper(cls: object, *args: Any, **kwargs: Any) -> Any:
-        return chain_for(cls)(*args, **kwargs)
-
-    functools.update_wrapper(wrapper, func)
-    return wrapper

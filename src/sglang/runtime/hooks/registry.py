@@ -17,28 +17,31 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Collection
-from typing import Any, Literal, ParamSpec, TypeVar, overload
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from sglang.runtime.discovery import normalize_dist_name
-from sglang.runtime.hooks.apply import Transaction, restore_all
+from sglang.runtime.hooks.apply import Transaction
 from sglang.runtime.hooks.report import HookInfo, HookStatus, format_hooks
 from sglang.runtime.hooks.state import Entry, RegistryState
 from sglang.runtime.hooks.targets import TargetPath, parse_target
+from sglang.runtime.hooks.undo import restore_all
 from sglang.runtime.plugin_source import PLUGINS_LOGGER, PluginSource, _current_plugin_source
 from sglang.runtime.spec import RuntimeSpec
 from sglang.sdk.hooks import (
     AfterHook,
     AroundHook,
     BeforeHook,
+    ClassmethodTarget,
     HookTarget,
     HookType,
     ReplaceHook,
 )
 
-__all__ = ["PLUGINS_LOGGER", "HookRegistry"]
+__all__ = ["HookRegistry"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 H = TypeVar("H", bound=Callable[..., object])
 
 
@@ -137,8 +140,11 @@ class HookRegistry:
         Args:
             target: ``"pkg.mod.Cls.meth"``, ``"pkg.mod:Cls.meth"``,
                 ``"pkg.mod:func"``, or a typed :class:`~sglang.sdk.hooks.HookTarget`
-                (then the hook's signature is checked against the target's).
-            hook: The hook callable, or for REPLACE of a class, the class.
+                (then the hook's signature is checked against the target's;
+                for a classmethod, ``hook_target(Cls.meth, cls=Cls)``).
+            hook: The hook callable, or for REPLACE of a class, the class. A
+                method's hooks receive ``self`` first, a classmethod's ``cls``
+                (the class the call was made on).
             hook_type: How the hook combines with the target.
             source: Attribute the hook to this plugin explicitly.
 
@@ -173,6 +179,36 @@ class HookRegistry:
             state.by_path.setdefault(path.dotted, []).append(entry)
             state.dirty.add(path.dotted)
         return hook
+
+    # Classmethod targets first: pyright checks a decorated hook against a
+    # HookTarget whose parameters are a Concatenate only when the overload
+    # spells the Concatenate itself (it loses the positional-only ``cls``
+    # when re-specialising ``BeforeHook[P]`` and the others).
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.BEFORE]
+    ) -> Callable[[BeforeHook[Concatenate[type[T], P]]], BeforeHook[Concatenate[type[T], P]]]: ...
+
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.AFTER]
+    ) -> Callable[
+        [AfterHook[R, Concatenate[type[T], P]]], AfterHook[R, Concatenate[type[T], P]]
+    ]: ...
+
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.AROUND]
+    ) -> Callable[
+        [AroundHook[Concatenate[type[T], P], R]], AroundHook[Concatenate[type[T], P], R]
+    ]: ...
+
+    @overload
+    def plugin_hook(  # pyright: ignore[reportOverlappingOverload]
+        self, target: ClassmethodTarget[T, P, R], *, type: Literal[HookType.REPLACE]
+    ) -> Callable[
+        [ReplaceHook[Concatenate[type[T], P], R]], ReplaceHook[Concatenate[type[T], P], R]
+    ]: ...
 
     @overload
     def plugin_hook(
@@ -238,7 +274,8 @@ class HookRegistry:
         hook whose source's distribution is one of *dists* (compared
         normalised) becomes :attr:`~HookStatus.DISABLED` with *reason*, and
         applied ones are taken out by the next :meth:`apply_hooks`; a hook
-        registered later from one of *dists* is disabled at registration.
+        registered later from one of *dists* is disabled at registration, and
+        one waiting for its target (:attr:`HookInfo.retried`) is no longer retried.
         Direct registrations (no source) are never excluded. :meth:`reset`
         forgets the exclusion.
 
@@ -258,7 +295,7 @@ class HookRegistry:
             for entry in state.entries:
                 if (
                     entry.source is not None
-                    and entry.active
+                    and (entry.active or entry.retried)
                     and normalize_dist_name(entry.source.dist_name) in names
                 ):
                     entry.status, entry.reason = HookStatus.DISABLED, reason
@@ -274,6 +311,15 @@ class HookRegistry:
         that cannot be applied are marked failed: one of a required
         distribution (or a direct registration) rolls back every patch of
         this call and raises; any other is logged as one WARNING.
+
+        A hook that failed because its target did not exist (its module not
+        found, or an attribute missing) is tried again by every later call
+        and applied once the target appears (logged at INFO). While it stays
+        missing, a required one fails each call again; a best-effort one is
+        not logged again unless its failure changes. A hook whose target
+        exists but does not fit (a module raising while it is imported, an
+        AROUND hook on a class, an attribute refusing the patch) is not
+        retried.
 
         Args:
             required_dists: Distributions whose hooks are required; by
@@ -312,13 +358,14 @@ class HookRegistry:
     def disable_source(self, source: PluginSource, reason: str) -> int:
         """Disable every active hook of *source* (its plugin failed); return how many.
 
-        Applied ones are taken out by the next :meth:`apply_hooks`.
+        Applied ones are taken out by the next :meth:`apply_hooks`; failed
+        ones waiting for their target are no longer retried.
         """
         count = 0
         with self._lock:
             state = self._state
             for entry in state.entries:
-                if entry.source == source and entry.active:
+                if entry.source == source and (entry.active or entry.retried):
                     entry.status, entry.reason = HookStatus.DISABLED, reason
                     state.dirty.add(entry.path.dotted)
                     count += 1
@@ -332,8 +379,14 @@ class HookRegistry:
             return tuple(entry.info() for entry in self._state.entries)
 
     def pending(self) -> tuple[HookInfo, ...]:
-        """The hooks the next :meth:`apply_hooks` will try to apply."""
-        return tuple(info for info in self.hooks() if info.status is HookStatus.PENDING)
+        """The hooks the next :meth:`apply_hooks` will try to apply.
+
+        Those registered since the last apply, and those that failed because
+        their target did not exist yet (:attr:`HookInfo.retried`).
+        """
+        return tuple(
+            info for info in self.hooks() if info.status is HookStatus.PENDING or info.retried
+        )
 
     def format(self) -> str:
         """:meth:`hooks` as an aligned text table."""

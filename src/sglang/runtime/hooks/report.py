@@ -31,7 +31,9 @@ class HookStatus(enum.Enum):
     """A REPLACE hook overridden by a later REPLACE hook on the same target."""
 
     FAILED = "failed"
-    """Could not be applied (see :attr:`HookInfo.reason`)."""
+    """Could not be applied (see :attr:`HookInfo.reason`). When its target did
+    not exist (:attr:`HookInfo.retried`), every later ``apply_hooks()`` tries
+    it again and applies it once the target appears."""
 
     DISABLED = "disabled"
     """Dropped: its plugin failed while loading or in its callback, or its
@@ -54,6 +56,9 @@ class HookInfo:
             once resolved.
         hook_module: The module defining the hook (names direct
             registrations, which have no plugin source).
+        retried: Failed because the target did not exist (its module not
+            found, or an attribute missing): the next ``apply_hooks()``
+            tries it again.
     """
 
     target: str
@@ -64,6 +69,7 @@ class HookInfo:
     reason: str | None
     location: str | None
     hook_module: str
+    retried: bool = False
 
     @property
     def origin(self) -> str:
@@ -80,6 +86,8 @@ def format_hooks(infos: Iterable[HookInfo]) -> str:
         status = info.status.value
         if info.reason:
             status = f"{status}: {info.reason}"
+        if info.retried:
+            status = f"{status}; retried by the next apply_hooks()"
         rows.append((info.target, info.hook_type.name, info.hook, info.origin, status))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = [

@@ -42,7 +42,10 @@ class Entry:
     status: HookStatus = HookStatus.PENDING
     reason: str | None = None
     location: str | None = None
-    warned: bool = False
+    retry: bool = False
+    """Set with FAILED: the target did not exist, so the next apply tries again."""
+    warned_reason: str | None = None
+    """The failure last logged for this hook (a retry failing alike is not logged again)."""
 
     @property
     def active(self) -> bool:
@@ -85,7 +88,13 @@ class Entry:
             reason=self.reason,
             location=self.location,
             hook_module=self.hook_module,
+            retried=self.retried,
         )
+
+    @property
+    def retried(self) -> bool:
+        """Whether the next apply tries this hook again (failed: its target did not exist)."""
+        return self.status is HookStatus.FAILED and self.retry
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,8 @@ class Patch:
     installed: object
     exclude: frozenset[str]
     """Modules left alone by alias propagation (those defining the hooks)."""
+    winner: Entry | None = None
+    """The REPLACE hook whose object is installed (or wrapped), if any."""
 
 
 @dataclass

@@ -26,6 +26,7 @@ from sglang.runtime import resolver
 
 __all__ = [
     "HookTargetError",
+    "HookTargetMissing",
     "Location",
     "ResolvedTarget",
     "TargetKind",
@@ -40,6 +41,16 @@ class HookTargetError(LookupError):
     """A target path cannot be resolved to a function, method or class."""
 
 
+class HookTargetMissing(HookTargetError):
+    """The target does not exist (yet): its module is not found, or an attribute is missing.
+
+    Unlike the other resolution errors (a module raising while it is
+    imported, an attribute of the wrong kind), this one can go away by
+    itself, when a later import creates the module or the attribute; the
+    registry retries such hooks on every ``apply_hooks()``.
+    """
+
+
 class TargetKind(enum.Enum):
     """What a resolved target is; decides how it is wrapped and patched."""
 
@@ -50,7 +61,7 @@ class TargetKind(enum.Enum):
     """A plain function in a class (hooks receive ``self`` first)."""
 
     CLASSMETHOD = "classmethod"
-    """A ``classmethod`` (hooks see the call as made on the class, without ``cls``)."""
+    """A ``classmethod`` (hooks receive ``cls`` first: the class the call was made on)."""
 
     STATICMETHOD = "staticmethod"
     """A ``staticmethod``."""
@@ -139,7 +150,10 @@ class Location:
 
 
 def _import_error(name: str, exc: BaseException) -> HookTargetError:
-    return HookTargetError(f"cannot import module {name!r}: {type(exc).__name__}: {exc}")
+    # missing: the module itself (or a parent package) is not found, not one of its imports
+    missing = isinstance(exc, ModuleNotFoundError) and f"{name}.".startswith(f"{exc.name}.")
+    error = HookTargetMissing if missing else HookTargetError
+    return error(f"cannot import module {name!r}: {type(exc).__name__}: {exc}")
 
 
 def locate(path: TargetPath) -> Location:
@@ -156,7 +170,7 @@ def locate(path: TargetPath) -> Location:
             owner = getattr(owner, part)
         except AttributeError as exc:
             what = "attribute or submodule" if isinstance(owner, ModuleType) else "attribute"
-            raise HookTargetError(f"{_describe(owner)} has no {what} {part!r}") from exc
+            raise HookTargetMissing(f"{_describe(owner)} has no {what} {part!r}") from exc
     if not isinstance(owner, ModuleType | type):
         raise HookTargetError(
             f"{attrs[-1]!r} must live on a module or a class, not on {_describe(owner)}"
@@ -218,7 +232,7 @@ def inspect_target(location: Location, *, inherited: bool = False) -> ResolvedTa
                 own = klass is owner
                 break
         else:
-            raise HookTargetError(f"{_describe(owner)} has no attribute {name!r}")
+            raise HookTargetMissing(f"{_describe(owner)} has no attribute {name!r}")
         if isinstance(raw, staticmethod):
             kind, original = TargetKind.STATICMETHOD, raw.__func__
         elif isinstance(raw, classmethod):
@@ -237,7 +251,7 @@ def inspect_target(location: Location, *, inherited: bool = False) -> ResolvedTa
         try:
             raw = owner.__dict__[name] if own else getattr(owner, name)
         except AttributeError as exc:
-            raise HookTargetError(f"{_describe(owner)} has no attribute {name!r}") from exc
+            raise HookTargetMissing(f"{_describe(owner)} has no attribute {name!r}") from exc
         if isinstance(raw, type):
             kind, original = TargetKind.CLASS, raw
         elif callable(raw):
