@@ -1,0 +1,154 @@
+"""The SRT runtime's server arguments: :class:`ServerArgs` and :func:`prepare_server_args`.
+
+One dataclass holds every option of the reference SRT runtime; each field's
+metadata carries its help text, so the command-line flags
+(:meth:`ServerArgs.add_cli_args`) are generated from the fields and named
+as upstream SGLang names them (``--model-path``, ``--tp-size``, ...).
+
+Constructing a :class:`ServerArgs` asks the current platform for its
+defaults (:meth:`~sglang.sdk.srt.SRTPlatform.apply_server_args_defaults`),
+which may set any field still left at ``None``; the fields the platform
+leaves unset then get the runtime's own defaults. Unpickling a
+``ServerArgs`` (in a spawned worker) does not run that step again.
+
+Importing this module imports neither torch nor the runtime.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DTYPES", "ServerArgs", "prepare_server_args"]
+
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+"""Accepted ``--dtype`` values; ``auto`` takes the checkpoint's ``torch_dtype``."""
+
+_RUNTIME_DEFAULTS: dict[str, object] = {"mem_fraction_static": 0.88}
+"""Defaults for fields that neither the user nor the platform set."""
+
+
+def _opt(default: object, help: str, **extra: Any) -> Any:
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass
+class ServerArgs:
+    """Every option of the reference SRT runtime (one command-line flag each).
+
+    ``None`` means "decided later": by the platform's
+    ``apply_server_args_defaults()``, then by the runtime (for example the
+    attention backend comes from ``get_default_attention_backend()`` and
+    the context length from the model's ``max_position_embeddings``).
+    """
+
+    model_path: str = _opt("", "Local directory of a Hugging Face checkpoint.")
+    tokenizer_path: str | None = _opt(None, "Tokenizer directory (default: the model path).")
+    served_model_name: str | None = _opt(None, "Model name the API reports (default: the path).")
+    dtype: str = _opt("auto", "Weight and activation dtype.", choices=DTYPES)
+    tp_size: int = _opt(1, "Tensor-parallel size: one scheduler process per rank.")
+    mem_fraction_static: float | None = _opt(
+        None, "Fraction of free device memory for weights and the KV cache."
+    )
+    max_running_requests: int | None = _opt(None, "Most requests decoding at once.")
+    max_total_tokens: int | None = _opt(None, "KV-cache capacity in tokens (overrides memory).")
+    context_length: int | None = _opt(None, "Longest prompt plus output, in tokens.")
+    page_size: int = _opt(1, "Tokens per KV-cache page.")
+    attention_backend: str | None = _opt(None, "Attention backend name.")
+    disable_cuda_graph: bool = _opt(False, "Run eagerly; never capture device graphs.")
+    random_seed: int | None = _opt(None, "Seed for sampling and weight initialisation.")
+    nnodes: int = _opt(1, "Number of machines.")
+    node_rank: int = _opt(0, "This machine's rank among --nnodes.")
+    dist_init_addr: str | None = _opt(
+        None, "HOST:PORT of the torch.distributed rendezvous (needed with --nnodes > 1)."
+    )
+    host: str = _opt("127.0.0.1", "Address the HTTP server binds.")
+    port: int = _opt(30000, "Port the HTTP server listens on.")
+    api_key: str | None = _opt(None, "Require 'Authorization: Bearer KEY' on every endpoint.")
+    log_level: str = _opt("info", "Logging level.", choices=("debug", "info", "warning", "error"))
+
+    def __post_init__(self) -> None:
+        from sglang.srt.platforms import current_platform
+
+        current_platform.apply_server_args_defaults(self)
+        for name, value in _RUNTIME_DEFAULTS.items():
+            if getattr(self, name) is None:
+                setattr(self, name, value)
+
+    @staticmethod
+    def add_cli_args(parser: argparse.ArgumentParser) -> None:
+        """Add one ``--flag-name`` per field to *parser* (defaults: the fields' defaults)."""
+        for item in dataclasses.fields(ServerArgs):
+            flag = "--" + item.name.replace("_", "-")
+            options: dict[str, Any] = {"dest": item.name, "help": item.metadata["help"]}
+            if item.default is False:
+                parser.add_argument(flag, action="store_true", **options)
+                continue
+            kind = str(item.type).split(" | ")[0]
+            options["type"] = {"int": int, "float": float}.get(kind, str)
+            options["default"] = item.default
+            if "choices" in item.metadata:
+                options["choices"] = item.metadata["choices"]
+            parser.add_argument(flag, **options)
+
+    @classmethod
+    def from_cli_args(cls, namespace: argparse.Namespace) -> ServerArgs:
+        """Build a :class:`ServerArgs` from a namespace parsed with :meth:`add_cli_args`."""
+        names = {item.name for item in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in vars(namespace).items() if k in names})
+
+    def check_server_args(self) -> None:
+        """Raise ``ValueError`` naming the flag of the first inconsistent option."""
+        problems = [
+            ("--model-path", not self.model_path, "is required"),
+            ("--tp-size", self.tp_size < 1, "must be at least 1"),
+            ("--page-size", self.page_size < 1, "must be at least 1"),
+            ("--nnodes", self.nnodes < 1, "must be at least 1"),
+            ("--node-rank", not 0 <= self.node_rank < self.nnodes, "must be in [0, --nnodes)"),
+            (
+                "--dist-init-addr",
+                self.nnodes > 1 and not self.dist_init_addr,
+                "is required with --nnodes > 1 (HOST:PORT of rank 0's machine)",
+            ),
+            (
+                "--mem-fraction-static",
+                self.mem_fraction_static is not None and not 0 < self.mem_fraction_static < 1,
+                "must be between 0 and 1",
+            ),
+            (
+                "--max-running-requests",
+                self.max_running_requests is not None and self.max_running_requests < 1,
+                "must be at least 1",
+            ),
+            (
+                "--max-total-tokens",
+                self.max_total_tokens is not None and self.max_total_tokens < 1,
+                "must be at least 1",
+            ),
+            (
+                "--context-length",
+                self.context_length is not None and self.context_length < 1,
+                "must be at least 1",
+            ),
+            ("--port", not 0 < self.port < 65536, "must be a TCP port (1-65535)"),
+            ("--dtype", self.dtype not in DTYPES, f"must be one of {', '.join(DTYPES)}"),
+        ]
+        for flag, bad, rule in problems:
+            if bad:
+                value = getattr(self, flag[2:].replace("-", "_"))
+                raise ValueError(f"{flag} {rule} (got {value!r})")
+
+
+def prepare_server_args(argv: Sequence[str]) -> ServerArgs:
+    """Parse command-line *argv* (without the program name) into a :class:`ServerArgs`.
+
+    ``--help`` prints the flags and exits, without selecting a platform.
+    """
+    parser = argparse.ArgumentParser(
+        prog="sglang serve", description="Serve a model with the reference SRT runtime."
+    )
+    ServerArgs.add_cli_args(parser)
+    return ServerArgs.from_cli_args(parser.parse_args(list(argv)))
