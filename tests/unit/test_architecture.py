@@ -38,7 +38,7 @@ MIN_BLOCK = 6
 CORE = "sglang.runtime"
 """The engine's foundation: the modules directly in ``sglang.runtime``."""
 
-SUBPACKAGES = ("selection", "plugins", "hooks", "builtin")
+SUBPACKAGES = ("selection", "plugins", "hooks", "builtin", "bootstrap")
 DOCUMENTED = ("sglang.srt", "sglang.multimodal_gen", "sglang.cli")
 
 MAY_IMPORT: Mapping[str, frozenset[str]] = {
@@ -47,6 +47,7 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     CORE: frozenset({"sglang", "sglang.sdk"}),
     "sglang.runtime.builtin": frozenset({"sglang", "sglang.sdk", CORE}),
     "sglang.runtime.hooks": frozenset({"sglang", "sglang.sdk", CORE}),
+    "sglang.runtime.bootstrap": frozenset({"sglang", "sglang.sdk", CORE}),
     "sglang.runtime.selection": frozenset({"sglang", "sglang.sdk", CORE, "sglang.runtime.builtin"}),
     "sglang.runtime.plugins": frozenset(
         {"sglang", "sglang.sdk", CORE, "sglang.runtime.hooks", "sglang.runtime.selection"}

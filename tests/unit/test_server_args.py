@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sglang.runtime.selection.current import reset_selection
+from sglang.runtime.selection import reset_selection
 from sglang.runtime.spec import SRT
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from sglang.srt.server_args import ServerArgs, prepare_server_args

@@ -19,9 +19,9 @@ __all__ = ["Payload", "WorkerSpec"]
 
 def _resolve(reference: str) -> object:
     """Import the object *reference* (``"pkg.mod:attr"`` or ``"pkg.mod.attr"``) names."""
-    from sglang.runtime.selection.classes import import_qualname
+    from sglang.runtime.resolver import resolve
 
-    return import_qualname(reference)
+    return resolve(reference)
 
 
 @dataclass(frozen=True)
