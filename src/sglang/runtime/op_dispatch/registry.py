@@ -12,7 +12,7 @@ import enum
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 __all__ = [
     "DispatchSource",
@@ -64,7 +64,11 @@ class Resolution:
     forward: Callable[..., Any]
 
 
-def register_op_impl(op_name: str, key: str, impl: _F | None = None) -> Any:
+@overload
+def register_op_impl(op_name: str, key: str) -> Callable[[_F], _F]: ...
+@overload
+def register_op_impl(op_name: str, key: str, impl: _F) -> _F: ...
+def register_op_impl(op_name: str, key: str, impl: OpImpl | None = None) -> Any:
     """Register *impl* as op *op_name*'s implementation for dispatch key *key*.
 
     Usable directly or as a decorator::
@@ -79,7 +83,7 @@ def register_op_impl(op_name: str, key: str, impl: _F | None = None) -> Any:
         *impl* (or, used as a decorator, a decorator returning it).
     """
 
-    def register(fn: _F) -> _F:
+    def register(fn: OpImpl) -> OpImpl:
         if not callable(fn):
             raise TypeError(f"op implementation for ({op_name!r}, {key!r}) must be callable")
         with _lock:

@@ -192,7 +192,7 @@ class QKVParallelLinear(ColumnParallelLinear):
 
     def split(self, qkv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Split a fused output into its q, k and v parts."""
-        q, k, v = qkv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)
+        q, k, v = torch.split(qkv, [self.q_size, self.kv_size, self.kv_size], dim=-1)
         return q, k, v
 
 

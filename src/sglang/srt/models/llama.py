@@ -20,6 +20,7 @@ from sglang.srt.layers.linear import (
     MergedColumnParallelLinear,
     QKVParallelLinear,
     RowParallelLinear,
+    WeightLoader,
     default_weight_loader,
 )
 from sglang.srt.layers.radix_attention import RadixAttention
@@ -39,6 +40,11 @@ STACKED_PARAMS: tuple[tuple[str, str, int | str], ...] = (
 """(fused parameter, checkpoint name, shard id) for the fused projections."""
 
 
+def _loader(param: torch.nn.Parameter) -> WeightLoader:
+    loader: WeightLoader = getattr(param, "weight_loader", default_weight_loader)
+    return loader
+
+
 class LlamaMLP(torch.nn.Module):
     """``down(silu(gate(x)) * up(x))`` with gate and up fused."""
 
@@ -51,7 +57,8 @@ class LlamaMLP(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Apply the gated MLP."""
-        return self.down_proj(self.act_fn(self.gate_up_proj(x)))
+        out: torch.Tensor = self.down_proj(self.act_fn(self.gate_up_proj(x)))
+        return out
 
 
 class LlamaAttention(torch.nn.Module):
@@ -118,8 +125,8 @@ class LlamaDecoderLayer(torch.nn.Module):
         else:
             hidden, residual = self.input_layernorm(hidden, residual)
         hidden = self.self_attn(positions, hidden, batch)
-        hidden, residual = self.post_attention_layernorm(hidden, residual)
-        return self.mlp(hidden), residual
+        normed: tuple[torch.Tensor, torch.Tensor] = self.post_attention_layernorm(hidden, residual)
+        return self.mlp(normed[0]), normed[1]
 
 
 class LlamaModel(torch.nn.Module):
@@ -193,7 +200,7 @@ class LlamaForCausalLM(torch.nn.Module):
                 if f".{original}." in name:
                     target = name.replace(original, fused)
                     if target in params:
-                        params[target].weight_loader(params[target], tensor, shard)  # type: ignore[operator]
+                        _loader(params[target])(params[target], tensor, shard)
                         loaded.add(target)
                         break
             else:
@@ -202,7 +209,7 @@ class LlamaForCausalLM(torch.nn.Module):
                         f"checkpoint tensor {name!r} matches no parameter of {type(self).__name__}"
                     )
                 param = params[name]
-                getattr(param, "weight_loader", default_weight_loader)(param, tensor)
+                _loader(param)(param, tensor)
                 loaded.add(name)
         if self.config.tie_word_embeddings:
             loaded.add("lm_head.weight")
