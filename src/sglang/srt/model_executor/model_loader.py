@@ -17,7 +17,7 @@ import torch
 
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
-from sglang.srt.model_executor.weight_utils import iterate_weights
+from sglang.srt.model_executor.weight_utils import iterate_weights, safetensors_files
 
 __all__ = ["MODEL_REGISTRY", "UnsupportedArchitectureError", "get_model_cls", "load_model"]
 
@@ -65,6 +65,7 @@ def load_model(
         ValueError: A parameter got no checkpoint tensor, or a shape differs.
     """
     cls = get_model_cls(config.architecture)
+    safetensors_files(config.path)  # a missing file fails before the model is built
     model: torch.nn.Module = cls(config, tp=tp or TensorParallel())
     model.to(device=device, dtype=dtype)
     model.load_weights(iterate_weights(config.path))  # type: ignore[operator]
