@@ -64,6 +64,15 @@ if TYPE_CHECKING:
     )
     from sglang.sdk.serve import ServeBackend, ServeBackendDetection, ServeRequest
     from sglang.sdk.srt import SRT_OPERATIONS, SRTPlatform
+    from sglang.sdk.srt_runtime import (
+        AttentionBackend,
+        AttentionLayerLike,
+        ForwardBatchLike,
+        GraphRunner,
+        MHAKVPool,
+        ModelRunnerLike,
+        PagedAllocator,
+    )
 
 # The public names, resolved on first access (PEP 562) so that importing
 # one submodule, or this package, does not import every other submodule.
@@ -126,6 +135,15 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "SRT_OPERATIONS",
             "SRTPlatform",
         ),
+        "sglang.sdk.srt_runtime": (
+            "AttentionBackend",
+            "AttentionLayerLike",
+            "ForwardBatchLike",
+            "GraphRunner",
+            "MHAKVPool",
+            "ModelRunnerLike",
+            "PagedAllocator",
+        ),
     }.items()
     for name in names
 }
@@ -166,6 +184,8 @@ __all__ = [
     "SUPPORTED_SERVE_BACKEND_API_VERSIONS",
     "AfterHook",
     "AroundHook",
+    "AttentionBackend",
+    "AttentionLayerLike",
     "BeforeHook",
     "BeforeResult",
     "ClassmethodTarget",
@@ -176,11 +196,16 @@ __all__ = [
     "DiffusionPlatform",
     "DiffusionPlatformEnum",
     "DiffusionPlatformLike",
+    "ForwardBatchLike",
     "GeneralPluginCallback",
+    "GraphRunner",
     "HookTarget",
     "HookType",
+    "MHAKVPool",
+    "ModelRunnerLike",
     "Operation",
     "OperationStatus",
+    "PagedAllocator",
     "PlatformActivator",
     "PlatformEnum",
     "PlatformIdentityLike",

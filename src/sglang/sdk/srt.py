@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from sglang.sdk.contract import Operation, OperationStatus, operation_table
 from sglang.sdk.device import DeviceMixin, missing_override
+from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
 
 __all__ = ["SRT_OPERATIONS", "SRTPlatform"]
 
@@ -46,11 +47,11 @@ class SRTPlatform(DeviceMixin):
         """Return the name of the default attention backend."""
         raise missing_override(self, "get_default_attention_backend")
 
-    def get_graph_runner_cls(self) -> type[object]:
+    def get_graph_runner_cls(self) -> type[GraphRunner]:
         """Return the graph-runner class."""
         raise missing_override(self, "get_graph_runner_cls")
 
-    def get_mha_kv_pool_cls(self) -> type[object]:
+    def get_mha_kv_pool_cls(self) -> type[MHAKVPool]:
         """Return the MHA KV-cache pool class."""
         raise missing_override(self, "get_mha_kv_pool_cls")
 
@@ -62,7 +63,7 @@ class SRTPlatform(DeviceMixin):
         """Return the DSA KV-cache pool class (DeepSeek V3.2)."""
         raise missing_override(self, "get_dsa_kv_pool_cls")
 
-    def get_paged_allocator_cls(self) -> type[object]:
+    def get_paged_allocator_cls(self) -> type[PagedAllocator]:
         """Return the paged allocator class."""
         raise missing_override(self, "get_paged_allocator_cls")
 

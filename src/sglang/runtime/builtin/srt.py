@@ -9,12 +9,15 @@ only SRT-specific parts.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from sglang.runtime.builtin import families
 from sglang.runtime.builtin.ops import BuiltinDeviceOps
 from sglang.sdk.device import DeviceCapability, PlatformEnum
 from sglang.sdk.srt import SRTPlatform
+
+if TYPE_CHECKING:
+    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
 
 __all__ = [
     "BuiltinSRTPlatform",
@@ -57,6 +60,24 @@ class BuiltinSRTPlatform(BuiltinDeviceOps, SRTPlatform):
     def get_default_attention_backend(self) -> str:
         """Return :attr:`attention_backend`."""
         return self.attention_backend
+
+    def get_mha_kv_pool_cls(self) -> type[MHAKVPool]:
+        """Return the built-in paged pool, ``MHATokenToKVPool`` (imports torch)."""
+        from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
+
+        return MHATokenToKVPool
+
+    def get_paged_allocator_cls(self) -> type[PagedAllocator]:
+        """Return the built-in page allocator, ``PagedTokenToKVPoolAllocator``."""
+        from sglang.srt.mem_cache.allocator import PagedTokenToKVPoolAllocator
+
+        return PagedTokenToKVPoolAllocator
+
+    def get_graph_runner_cls(self) -> type[GraphRunner]:
+        """Return ``EagerGraphRunner``: no graph capture in the reference runtime yet."""
+        from sglang.srt.model_executor.graph_runner import EagerGraphRunner
+
+        return EagerGraphRunner
 
 
 class CpuSRTPlatform(BuiltinSRTPlatform):

@@ -1,0 +1,212 @@
+"""Protocols for the classes an SRT platform's subsystem factories return.
+
+``SRTPlatform.get_mha_kv_pool_cls()`` returns a ``type[MHAKVPool]``,
+``get_paged_allocator_cls()`` a ``type[PagedAllocator]`` and
+``get_graph_runner_cls()`` a ``type[GraphRunner]``; attention backends
+registered by name satisfy :class:`AttentionBackend`. mypy and pyright check
+a vendor's classes against these protocols, constructor included::
+
+    from sglang.sdk import MHAKVPool, PagedAllocator
+
+    pool_cls: type[MHAKVPool] = MyKVPool          # every member present and typed
+    allocator_cls: type[PagedAllocator] = MyAllocator
+
+Tensors are ``torch.Tensor`` (imported for type checking only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = [
+    "AttentionBackend",
+    "AttentionLayerLike",
+    "ForwardBatchLike",
+    "GraphRunner",
+    "MHAKVPool",
+    "ModelRunnerLike",
+    "PagedAllocator",
+]
+
+
+class MHAKVPool(Protocol):
+    """A paged multi-head-attention KV cache: per-layer K and V buffers of pages.
+
+    Slot ``page * page_size + offset`` holds one token's keys and values;
+    the buffers of a layer have shape ``(num_pages * page_size, num_kv_heads, head_dim)``.
+    """
+
+    def __init__(
+        self,
+        *,
+        num_pages: int,
+        page_size: int,
+        num_layers: int,
+        num_kv_heads: int,
+        head_dim: int,
+        dtype: torch.dtype,
+        device: torch.device,
+    ) -> None: ...
+
+    @property
+    def num_pages(self) -> int:
+        """The number of pages per layer."""
+        ...
+
+    @property
+    def page_size(self) -> int:
+        """The number of token slots per page."""
+        ...
+
+    def get_kv_buffer(self, layer_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return layer *layer_id*'s ``(K, V)`` slot buffers."""
+        ...
+
+    def set_kv_buffer(
+        self, layer_id: int, loc: torch.Tensor, k: torch.Tensor, v: torch.Tensor
+    ) -> None:
+        """Write *k* and *v* (``(tokens, heads, head_dim)``) to slots *loc* of a layer."""
+        ...
+
+
+class PagedAllocator(Protocol):
+    """Hands out and takes back KV-cache pages by index."""
+
+    def __init__(self, *, num_pages: int, page_size: int) -> None: ...
+
+    @property
+    def num_pages(self) -> int:
+        """The number of pages managed."""
+        ...
+
+    @property
+    def page_size(self) -> int:
+        """The number of token slots per page."""
+        ...
+
+    def alloc(self, num_pages: int) -> list[int] | None:
+        """Return *num_pages* free page indices, or ``None`` (nothing taken) if too few are free."""
+        ...
+
+    def free(self, pages: Sequence[int]) -> None:
+        """Return *pages* to the free list."""
+        ...
+
+    def available_pages(self) -> int:
+        """Return the number of free pages."""
+        ...
+
+
+class AttentionLayerLike(Protocol):
+    """What an attention backend reads from the layer it computes."""
+
+    @property
+    def layer_id(self) -> int:
+        """The layer's index in the KV pool."""
+        ...
+
+    @property
+    def num_heads(self) -> int:
+        """This rank's query heads."""
+        ...
+
+    @property
+    def num_kv_heads(self) -> int:
+        """This rank's key/value heads."""
+        ...
+
+    @property
+    def head_dim(self) -> int:
+        """The per-head width."""
+        ...
+
+    @property
+    def scaling(self) -> float:
+        """The softmax scale (``head_dim ** -0.5``)."""
+        ...
+
+
+class ForwardBatchLike(Protocol):
+    """What an attention backend reads from a batch.
+
+    Sequence *i* already has ``seq_lens[i] - extend_lens[i]`` tokens in the
+    cache and adds ``extend_lens[i]`` (one when decoding); its tokens live in
+    the pages ``page_tables[i]``, and the new tokens' slots are
+    ``out_cache_loc`` (all sequences, in order).
+    """
+
+    @property
+    def is_decode(self) -> bool:
+        """Whether every sequence adds exactly one token."""
+        ...
+
+    @property
+    def seq_lens(self) -> Sequence[int]:
+        """The sequence lengths after this step."""
+        ...
+
+    @property
+    def extend_lens(self) -> Sequence[int]:
+        """The number of new tokens per sequence."""
+        ...
+
+    @property
+    def page_tables(self) -> Sequence[Sequence[int]]:
+        """The pages of each sequence, in token order."""
+        ...
+
+    @property
+    def out_cache_loc(self) -> torch.Tensor:
+        """The KV slots of the new tokens."""
+        ...
+
+
+class AttentionBackend(Protocol):
+    """Computes attention over the paged KV cache (registered by name)."""
+
+    def __init__(self, kv_pool: MHAKVPool) -> None: ...
+
+    def init_forward_metadata(self, batch: ForwardBatchLike) -> None:
+        """Prepare per-batch metadata once, before the layers run."""
+        ...
+
+    def forward(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        layer: AttentionLayerLike,
+        batch: ForwardBatchLike,
+    ) -> torch.Tensor:
+        """Store the new *k*/*v* in the cache and return the attention output.
+
+        *q* is ``(tokens, num_heads * head_dim)``, *k*/*v* are
+        ``(tokens, num_kv_heads * head_dim)``; the result has *q*'s shape.
+        """
+        ...
+
+
+class ModelRunnerLike(Protocol):
+    """What a graph runner may call on the model runner it accelerates."""
+
+    def forward_eager(self, batch: ForwardBatchLike) -> torch.Tensor:
+        """Run the model on *batch* without capture; return the logits."""
+        ...
+
+
+class GraphRunner(Protocol):
+    """Runs decode batches through captured graphs where the device allows it."""
+
+    def __init__(self, model_runner: ModelRunnerLike) -> None: ...
+
+    def can_run(self, batch: ForwardBatchLike) -> bool:
+        """Whether *batch* can be replayed from a captured graph."""
+        ...
+
+    def replay(self, batch: ForwardBatchLike) -> torch.Tensor:
+        """Run *batch* (through a captured graph); return the logits."""
+        ...

@@ -1,0 +1,10 @@
+"""Reading a Hugging Face model directory: ``config.json``, generation and chat files."""
+
+from sglang.srt.configs.model_config import (
+    ModelConfig,
+    ModelFileError,
+    RopeConfig,
+    load_chat_template,
+)
+
+__all__ = ["ModelConfig", "ModelFileError", "RopeConfig", "load_chat_template"]

@@ -1,0 +1,61 @@
+"""Tensor-parallel state: this process's rank and the group's size.
+
+:class:`TensorParallel` is what the parallel layers read to shard their
+weights. With ``size == 1`` the collectives are identities; with more ranks
+they are ``torch.distributed`` collectives over the default process group
+(initialised with ``current_platform.get_torch_distributed_backend_str()``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["TensorParallel", "divide"]
+
+
+def divide(numerator: int, denominator: int) -> int:
+    """Return ``numerator // denominator``; raise ``ValueError`` unless it divides exactly."""
+    if numerator % denominator:
+        raise ValueError(f"{numerator} is not divisible by the tensor-parallel size {denominator}")
+    return numerator // denominator
+
+
+@dataclass(frozen=True)
+class TensorParallel:
+    """A rank within a tensor-parallel group.
+
+    Attributes:
+        rank: This process's rank in the group (``0 <= rank < size``).
+        size: The number of ranks.
+    """
+
+    rank: int = 0
+    size: int = 1
+
+    def __post_init__(self) -> None:
+        if self.size < 1 or not 0 <= self.rank < self.size:
+            raise ValueError(f"invalid tensor-parallel rank {self.rank} of size {self.size}")
+
+    def all_reduce(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Sum *tensor* over the group (in place for ``size > 1``)."""
+        if self.size == 1:
+            return tensor
+        import torch.distributed as dist
+
+        dist.all_reduce(tensor)
+        return tensor
+
+    def all_gather(self, tensor: torch.Tensor, dim: int = -1) -> torch.Tensor:
+        """Concatenate every rank's *tensor* along *dim*, in rank order."""
+        if self.size == 1:
+            return tensor
+        import torch
+        import torch.distributed as dist
+
+        parts = [torch.empty_like(tensor) for _ in range(self.size)]
+        dist.all_gather(parts, tensor.contiguous())
+        return torch.cat(parts, dim=dim)

@@ -1,0 +1,1 @@
+"""Model loading and execution: the loader, the batch description, the runner, graph runners."""
