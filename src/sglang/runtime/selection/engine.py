@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from sglang.runtime.environment import is_truthy, parse_allowlist
 from sglang.runtime.plugin_source import PluginSource, plugin_source
@@ -32,6 +31,7 @@ from sglang.runtime.selection.classes import build_platform
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection.outcome import CallbackStatus, Selected, SelectionMode
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
     from sglang.runtime.discovery import EntryPointIndex, EntryPointRecord
