@@ -86,17 +86,25 @@ def write_dist(site: Path, name: str, entry_points: str, modules: Mapping[str, s
     (info / "RECORD").write_text("", encoding="utf-8")
 
 
+def write_plugins(root: Path, kind: str, plugins: int, source: str) -> None:
+    """Write *plugins* platform plugins ``bench_KIND_000`` ... whose module is *source*.
+
+    ``{package}`` in *source* is replaced by the plugin's package name.
+    """
+    for i in range(plugins):
+        package = f"bench_{kind}_{i:03d}"
+        write_dist(
+            root,
+            f"bench-{kind}-{i:03d}",
+            f"[{GROUP}]\n{kind}_{i:03d} = {package}:activate\n",
+            {f"{package}/__init__.py": source.replace("{package}", package)},
+        )
+
+
 def write_site(root: Path, plugins: int, *, chosen: bool) -> Path:
     """A site with *plugins* declining plugins, plus the activating ``chosen`` one."""
     root.mkdir(parents=True)
-    for i in range(plugins):
-        package = f"bench_declining_{i:03d}"
-        write_dist(
-            root,
-            f"bench-declining-{i:03d}",
-            f"[{GROUP}]\ndeclining_{i:03d} = {package}:activate\n",
-            {f"{package}/__init__.py": "def activate():\n    return None\n"},
-        )
+    write_plugins(root, "declining", plugins, "def activate():\n    return None\n")
     if chosen:
         write_dist(
             root,
@@ -115,14 +123,7 @@ def write_site(root: Path, plugins: int, *, chosen: bool) -> Path:
 def write_quickstart_site(root: Path, plugins: int) -> Path:
     """A site with *plugins* quick-start plugins, ``quickstart_000`` ... (all activate)."""
     root.mkdir(parents=True)
-    for i in range(plugins):
-        package = f"bench_quickstart_{i:03d}"
-        write_dist(
-            root,
-            f"bench-quickstart-{i:03d}",
-            f"[{GROUP}]\nquickstart_{i:03d} = {package}:activate\n",
-            {f"{package}/__init__.py": QUICKSTART_PLUGIN.format(package=package)},
-        )
+    write_plugins(root, "quickstart", plugins, QUICKSTART_PLUGIN)
     return root
 
 
