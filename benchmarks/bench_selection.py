@@ -13,12 +13,17 @@ times a fresh interpreter running::
   built-in without probing, so the numbers measure selection and not the
   torch import that hardware probing needs;
 * **auto + probe**: as auto with 0 plugins but without
-  ``SGLANG_USE_CPU_ENGINE``: the built-in probes import torch (reference).
+  ``SGLANG_USE_CPU_ENGINE``: the built-in probes import torch (reference);
+* **quick start**: 50 installed plugins written as the quick start writes
+  them (each plugin module imports ``SRTPlatform`` and ``PlatformEnum`` and
+  defines its platform class), ``SGLANG_PLATFORM`` naming one of them; timed
+  alternating with ``python -c pass`` so both see the same machine load.
 
 The baseline, measured in the same run, is ``python -c pass``; ``import
 sglang.srt.platforms`` alone is shown too. Targets: explicit selection adds
 at most 30 ms over the bare interpreter, and does not grow with the number
-of installed plugins (50 plugins within 5 ms of 0). Run::
+of installed plugins (50 plugins within 5 ms of 0); the quick-start case adds
+at most 15 ms. Run::
 
     python benchmarks/bench_selection.py           # 0/10/50 plugins, median of 15
     python benchmarks/bench_selection.py --quick   # smoke: 0/10 plugins, 3 reps, no probe row
@@ -28,9 +33,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -39,6 +46,20 @@ from _common import machine, median_ms, print_table
 GROUP = "sglang.srt.platforms"
 OVERHEAD_TARGET_MS = 30.0
 GROWTH_TARGET_MS = 5.0
+QUICKSTART_TARGET_MS = 15.0
+QUICKSTART_RESOLVE = "from sglang.srt.platforms import current_platform as p"
+QUICKSTART_PLUGIN = """\
+from sglang.srt.platforms.interface import PlatformEnum, SRTPlatform
+
+
+class QuickStartPlatform(SRTPlatform):
+    _enum = PlatformEnum.OOT
+    device_name = "quickstart"
+
+
+def activate():
+    return "{package}:QuickStartPlatform"
+"""
 RESOLVE = "from sglang.srt.platforms import current_platform; current_platform"
 CHOSEN_PLATFORM = """\
 from sglang.srt.platforms.interface import PlatformEnum, SRTPlatform
@@ -65,17 +86,25 @@ def write_dist(site: Path, name: str, entry_points: str, modules: Mapping[str, s
     (info / "RECORD").write_text("", encoding="utf-8")
 
 
+def write_plugins(root: Path, kind: str, plugins: int, source: str) -> None:
+    """Write *plugins* platform plugins ``bench_KIND_000`` ... whose module is *source*.
+
+    ``{package}`` in *source* is replaced by the plugin's package name.
+    """
+    for i in range(plugins):
+        package = f"bench_{kind}_{i:03d}"
+        write_dist(
+            root,
+            f"bench-{kind}-{i:03d}",
+            f"[{GROUP}]\n{kind}_{i:03d} = {package}:activate\n",
+            {f"{package}/__init__.py": source.replace("{package}", package)},
+        )
+
+
 def write_site(root: Path, plugins: int, *, chosen: bool) -> Path:
     """A site with *plugins* declining plugins, plus the activating ``chosen`` one."""
     root.mkdir(parents=True)
-    for i in range(plugins):
-        package = f"bench_declining_{i:03d}"
-        write_dist(
-            root,
-            f"bench-declining-{i:03d}",
-            f"[{GROUP}]\ndeclining_{i:03d} = {package}:activate\n",
-            {f"{package}/__init__.py": "def activate():\n    return None\n"},
-        )
+    write_plugins(root, "declining", plugins, "def activate():\n    return None\n")
     if chosen:
         write_dist(
             root,
@@ -88,6 +117,13 @@ def write_site(root: Path, plugins: int, *, chosen: bool) -> Path:
                 "bench_chosen/platform.py": CHOSEN_PLATFORM,
             },
         )
+    return root
+
+
+def write_quickstart_site(root: Path, plugins: int) -> Path:
+    """A site with *plugins* quick-start plugins, ``quickstart_000`` ... (all activate)."""
+    root.mkdir(parents=True)
+    write_plugins(root, "quickstart", plugins, QUICKSTART_PLUGIN)
     return root
 
 
@@ -119,6 +155,23 @@ def time_child(code: str, env: Mapping[str, str], repeat: int) -> float:
         subprocess.run(command, env=env, check=True)
 
     return median_ms(once, repeat=repeat)
+
+
+def time_alternating(
+    code: str, env: Mapping[str, str], bare_env: Mapping[str, str], repeat: int
+) -> tuple[float, float]:
+    """Median wall times of ``python -c pass`` and ``python -c code``, run alternately."""
+    command = [sys.executable, "-c", code]
+    bare = [sys.executable, "-c", "pass"]
+    for argv, environ in ((command, env), (bare, bare_env)):  # untimed warm-up
+        subprocess.run(argv, env=environ, check=True)
+    samples: dict[str, list[float]] = {"bare": [], "code": []}
+    for _ in range(repeat):
+        for key, argv, environ in (("bare", bare, bare_env), ("code", command, env)):
+            start = time.perf_counter()
+            subprocess.run(argv, env=environ, check=True)
+            samples[key].append((time.perf_counter() - start) * 1000.0)
+    return statistics.median(samples["bare"]), statistics.median(samples["code"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,6 +211,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             row("auto (cpu engine)", size, ms)
         if not args.quick:  # about 1.5 s per process: torch is imported to probe
             row("auto + probe (torch)", 0, time_child(RESOLVE, env(empty), repeat))
+        quick_plugins = 10 if args.quick else 50
+        quick_site = write_quickstart_site(Path(tmp) / "quickstart", quick_plugins)
+        quick_bare, quick_ms = time_alternating(
+            QUICKSTART_RESOLVE,
+            env(quick_site, SGLANG_PLATFORM="quickstart_007"),
+            env(None),
+            repeat,
+        )
+        rows.append(["python -c pass (alternating)", "-", f"{quick_bare:.1f}", "+0.0", "1.00x"])
+        rows.append(
+            [
+                "quick start, explicit",
+                str(quick_plugins),
+                f"{quick_ms:.1f}",
+                f"{quick_ms - quick_bare:+.1f}",
+                f"{quick_ms / quick_bare:.2f}x",
+            ]
+        )
     print()
     print_table(["mode", "plugins", "ms", "over bare", "ratio"], rows)
     overhead = max(explicit_ms.values()) - bare
@@ -167,6 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\ntarget: explicit adds <= {OVERHEAD_TARGET_MS:.0f} ms over bare (worst +{overhead:.1f}) "
         f"and grows <= {GROWTH_TARGET_MS:.0f} ms from 0 to {max(sizes)} plugins "
         f"({growth:+.1f}): {'holds' if verdict else 'MISSED'}"
+    )
+    quick_over = quick_ms - quick_bare
+    print(
+        f"target: the quick-start case adds <= {QUICKSTART_TARGET_MS:.0f} ms over bare "
+        f"(+{quick_over:.1f} ms, {quick_ms / quick_bare:.2f}x the bare interpreter): "
+        f"{'holds' if quick_over <= QUICKSTART_TARGET_MS else 'MISSED'}"
     )
     return 0
 

@@ -48,7 +48,10 @@ def _constant_docs() -> dict[str, str]:
     """Map each constant's name to the docstring written below it."""
     tree = ast.parse(inspect.getsource(constants))
     docs: dict[str, str] = {}
-    body = tree.body
+    # a constant defined for type checkers only sits in ``if TYPE_CHECKING:``
+    body = [
+        stmt for node in tree.body for stmt in (node.body if isinstance(node, ast.If) else [node])
+    ]
     for node, following in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign | ast.Assign)

@@ -137,6 +137,7 @@ def test_platform_selection_does_not_import_the_hook_engine() -> None:
         for name in source_new
         if name.split(".")[0] not in sys.stdlib_module_names
         and name not in {"sglang", "sglang._version", "sglang.runtime", "sglang.runtime._lazy"}
+        and name not in {"sglang.sdk", "sglang.sdk._record"}
         and name != "sglang.runtime.plugin_source"
     ]
     assert foreign == [], f"sglang.runtime.plugin_source imported {foreign}"
@@ -217,3 +218,42 @@ def test_star_import_does_not_select_a_platform(module: str) -> None:
         """
     ).check()
     assert result.stdout.strip() == "True False"
+
+
+# Standard-library modules only error paths, reports or hook application need:
+# explicit selection of a plugin platform must not import them.
+COLD_PATH_FREE_OF = ("inspect", "ast", "re", "dataclasses", "typing", "traceback", "contextlib")
+
+
+def test_explicit_selection_stays_off_the_heavy_standard_library(tmp_path: Path) -> None:
+    """The quick start's plugin, selected by name: no inspect, ast, re, dataclasses, typing."""
+    from tests.support.dists import Dist, Site
+
+    site = Site(tmp_path / "site")
+    site.install(
+        Dist(
+            "quick-dist",
+            entry_points={"sglang.srt.platforms": {"quick": "quick_plugin:activate"}},
+            modules={
+                "quick_plugin/__init__.py": (
+                    "from sglang.srt.platforms.interface import PlatformEnum, SRTPlatform\n\n\n"
+                    "class QuickPlatform(SRTPlatform):\n"
+                    "    _enum = PlatformEnum.OOT\n"
+                    "    device_name = 'quick'\n\n\n"
+                    "def activate():\n"
+                    "    return 'quick_plugin:QuickPlatform'\n"
+                )
+            },
+        )
+    )
+    result = run_python(
+        f"""
+        import sys
+        from sglang.srt.platforms import current_platform
+        assert type(current_platform).__name__ == "QuickPlatform"
+        print(sorted(m for m in {COLD_PATH_FREE_OF!r} if m in sys.modules))
+        """,
+        path=[site.root],
+        env={"SGLANG_PLATFORM": "quick"},
+    ).check()
+    assert result.stdout.strip() == "[]"

@@ -7,7 +7,7 @@ name imports only the module that defines it.
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ def lazy_exports(
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        __import__(module)
+        value = getattr(sys.modules[module], name)
         namespace[name] = value
         return value
 

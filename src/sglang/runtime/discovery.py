@@ -34,14 +34,13 @@ distributions, with these deliberate differences:
 
 from __future__ import annotations
 
+import _thread
 import os
-import re
 import sys
-import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from sglang.runtime.resolver import resolve_parts
+from sglang.sdk._record import Record
 
 __all__ = [
     "EntryPointIndex",
@@ -53,7 +52,6 @@ __all__ = [
     "scan",
 ]
 
-_NAME_NORMALIZER = re.compile(r"[-_.]+")
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 _UNKNOWN_VERSION = "unknown"
 
@@ -64,11 +62,13 @@ def normalize_dist_name(name: str) -> str:
     ``"My_Plugin.ext"`` and ``"my-plugin-ext"`` both become ``"my-plugin-ext"``;
     two names are the same distribution exactly when their normal forms match.
     """
-    return _NAME_NORMALIZER.sub("-", name).lower()
+    dashed = name.replace("_", "-").replace(".", "-")
+    while "--" in dashed:
+        dashed = dashed.replace("--", "-")
+    return dashed.lower()
 
 
-@dataclass(frozen=True)
-class EntryPointRecord:
+class EntryPointRecord(Record):
     """One entry point, as declared in a distribution's metadata.
 
     Attributes:
@@ -369,7 +369,7 @@ def scan(path: Iterable[str]) -> EntryPointIndex:
     return EntryPointIndex._from_raw(raw)
 
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _cached: tuple[tuple[object, ...], EntryPointIndex] | None = None
 
 

@@ -20,16 +20,18 @@ would wait for the lock its own caller holds.
 
 from __future__ import annotations
 
+import _thread
 import enum
-import threading
-import traceback
-from collections.abc import Callable
-from types import TracebackType
-from typing import Generic, TypeVar
+import sys
+
+from sglang.sdk._record import Generic, T
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import FrameType, TracebackType
 
 __all__ = ["GateState", "OnceGate"]
-
-T = TypeVar("T")
 
 
 class GateState(enum.Enum):
@@ -52,13 +54,13 @@ class OnceGate(Generic[T]):
     def __init__(self, name: str, step: Callable[[], T]) -> None:
         self.name = name
         self._step = step
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._state = GateState.PENDING
         self._owner: int | None = None
         self._result: T | None = None
         self._error: BaseException | None = None
         self._error_tb: TracebackType | None = None
-        self._first_stack: tuple[str, ...] = ()
+        self._first_frames: list[tuple[str, int, str]] = []
 
     @property
     def state(self) -> GateState:
@@ -67,8 +69,19 @@ class OnceGate(Generic[T]):
 
     @property
     def first_stack(self) -> tuple[str, ...]:
-        """The formatted stack of the call that first ran the step (for debugging)."""
-        return self._first_stack
+        """The formatted stack of the call that first ran the step (for debugging).
+
+        Recorded as plain frame facts when the step starts and formatted
+        here, so that running a step does not import :mod:`traceback`.
+        """
+        if not self._first_frames:
+            return ()
+        import traceback
+
+        frames = traceback.StackSummary.from_list(
+            [(file, line, name, None) for file, line, name in self._first_frames]
+        )
+        return tuple(traceback.format_list(frames))
 
     @property
     def error(self) -> BaseException | None:
@@ -77,7 +90,7 @@ class OnceGate(Generic[T]):
 
     def is_reentrant(self) -> bool:
         """Whether the current thread is inside this gate's step right now."""
-        return self._state is GateState.RUNNING and self._owner == threading.get_ident()
+        return self._state is GateState.RUNNING and self._owner == _thread.get_ident()
 
     def run(self) -> T | None:
         """Run the step once; return its result (``None`` on a re-entrant call).
@@ -101,8 +114,8 @@ class OnceGate(Generic[T]):
             if state is GateState.RUNNING:  # re-entered from the owning thread
                 return None
             self._state = GateState.RUNNING
-            self._owner = threading.get_ident()
-            self._first_stack = tuple(traceback.format_stack()[:-1])
+            self._owner = _thread.get_ident()
+            self._first_frames = _stack(sys._getframe(1))
             try:
                 result = self._step()
             except BaseException as exc:
@@ -123,4 +136,14 @@ class OnceGate(Generic[T]):
             self._result = None
             self._error = None
             self._error_tb = None
-            self._first_stack = ()
+            self._first_frames = []
+
+
+def _stack(frame: FrameType | None) -> list[tuple[str, int, str]]:
+    """``(file, line, function)`` of *frame* and its callers, outermost first."""
+    frames = []
+    while frame is not None:
+        frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    frames.reverse()
+    return frames

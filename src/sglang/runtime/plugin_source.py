@@ -8,7 +8,7 @@ platform class. Every hook registered during that time records which entry
 point (and which distribution) it belongs to, without the plugin passing
 anything along.
 
-Standard library only: platform selection imports this module, and must
+Standard library and the sdk's record base only: platform selection imports this module, and must
 not pay for the hook engine (:mod:`sglang.runtime.hooks`, which re-exports
 these names).
 """
@@ -16,9 +16,8 @@ these names).
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+
+from sglang.sdk._record import Record
 
 __all__ = ["PLUGINS_LOGGER", "PluginSource", "current_plugin_source", "plugin_source"]
 
@@ -26,8 +25,7 @@ PLUGINS_LOGGER = "sglang.plugins"
 """The logger every plugin-loading and hook-application message goes to."""
 
 
-@dataclass(frozen=True)
-class PluginSource:
+class PluginSource(Record):
     """The plugin entry point a hook came from.
 
     A general plugin (group ``sglang.srt.plugins`` or
@@ -74,11 +72,21 @@ def current_plugin_source() -> PluginSource | None:
     return _current_plugin_source.get()
 
 
-@contextmanager
-def plugin_source(source: PluginSource | None) -> Iterator[None]:
-    """Attribute every hook registered inside the ``with`` block to *source*."""
-    token = _current_plugin_source.set(source)
-    try:
-        yield
-    finally:
-        _current_plugin_source.reset(token)
+class plugin_source:
+    """Attribute every hook registered inside the ``with`` block to *source*.
+
+    A plain context manager class rather than :func:`contextlib.contextmanager`,
+    which platform selection would pay for on the way to ``current_platform``.
+    """
+
+    __slots__ = ("_source", "_tokens")
+
+    def __init__(self, source: PluginSource | None) -> None:
+        self._source = source
+        self._tokens: list[contextvars.Token[PluginSource | None]] = []
+
+    def __enter__(self) -> None:
+        self._tokens.append(_current_plugin_source.set(self._source))
+
+    def __exit__(self, *exc_info: object) -> None:
+        _current_plugin_source.reset(self._tokens.pop())

@@ -26,7 +26,6 @@ Standard library only, and cheap: discovery and platform selection import it.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from types import ModuleType
 
@@ -36,7 +35,16 @@ if TYPE_CHECKING:
 
     Wrap = Callable[[str, Exception], Exception]
 
-__all__ = ["import_module_part", "parse", "resolve", "resolve_parts", "walk"]
+__all__ = ["import_module", "import_module_part", "parse", "resolve", "resolve_parts", "walk"]
+
+
+def import_module(name: str) -> ModuleType:
+    """Import the absolute module *name*, as :func:`importlib.import_module` does.
+
+    Without importing :mod:`importlib` itself, which selection need not pay for.
+    """
+    __import__(name)
+    return sys.modules[name]
 
 
 def _parts(text: str) -> tuple[str, ...] | None:
@@ -69,7 +77,7 @@ def parse(text: str) -> tuple[str | None, tuple[str, ...]] | None:
 
 def _import(name: str, wrap: Wrap | None) -> ModuleType:
     try:
-        return importlib.import_module(name)
+        return import_module(name)
     except Exception as exc:
         if wrap is None:
             raise
@@ -85,7 +93,7 @@ def _submodule(module: ModuleType, part: str, wrap: Wrap | None) -> ModuleType |
     if not hasattr(module, "__path__"):
         return None
     try:
-        return importlib.import_module(full)
+        return import_module(full)
     except Exception as exc:
         if isinstance(exc, ModuleNotFoundError) and exc.name == full:
             return None

@@ -7,23 +7,24 @@ between SRT and diffusion is a field here, not a branch in the engine.
 
 from __future__ import annotations
 
-import enum
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+import _thread
 
 from sglang.sdk import constants
+from sglang.sdk._record import Generic, Record, T
 from sglang.sdk.device import PlatformEnum as SRTPlatformEnum
 from sglang.sdk.diffusion import Platform as DiffusionPlatformBase
 from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
 from sglang.sdk.srt import SRTPlatform
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import enum
+    from collections.abc import Callable
+
 __all__ = ["DIFFUSION", "SRT", "BuiltinPlatform", "PerRuntime", "RuntimeSpec"]
 
 
-@dataclass(frozen=True)
-class BuiltinPlatform:
+class BuiltinPlatform(Record):
     """One built-in platform of a runtime, named by a short key.
 
     Attributes:
@@ -43,8 +44,7 @@ class BuiltinPlatform:
     title: str
 
 
-@dataclass(frozen=True)
-class RuntimeSpec:
+class RuntimeSpec(Record):
     """Everything the shared engine needs to know about one runtime.
 
     Attributes:
@@ -183,9 +183,6 @@ DIFFUSION = RuntimeSpec(
 """The diffusion (``sglang.multimodal_gen``) runtime."""
 
 
-T = TypeVar("T")
-
-
 class PerRuntime(Generic[T]):
     """One object per runtime in this process, created on first use (thread-safe).
 
@@ -199,7 +196,7 @@ class PerRuntime(Generic[T]):
     def __init__(self, factory: Callable[[RuntimeSpec], T]) -> None:
         self._factory = factory
         self._items: dict[RuntimeSpec, T] = {}
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def get(self, spec: RuntimeSpec) -> T:
         """Return *spec*'s object, creating it on first use."""

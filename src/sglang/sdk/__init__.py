@@ -12,9 +12,7 @@ importing it never imports torch.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.sdk.constants import (
         ALL_ENTRY_POINT_GROUPS,
@@ -157,6 +155,8 @@ def __getattr__(name: str) -> object:
         module_name, attribute = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'sglang.sdk' has no attribute {name!r}") from None
+    import importlib
+
     value = getattr(importlib.import_module(module_name), attribute)
     globals()[name] = value
     return value

@@ -7,7 +7,9 @@ that a rename happens in exactly one place.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
 
 __all__ = [
     "ALL_ENTRY_POINT_GROUPS",
@@ -68,8 +70,23 @@ ENV_USE_CPU_ENGINE: Final = "SGLANG_USE_CPU_ENGINE"
 
 # -- API versions -------------------------------------------------------------
 
-ServeBackendApiVersion = Literal[1]
-"""The serve-backend API versions a plugin may declare, as a type."""
+if TYPE_CHECKING:
+    ServeBackendApiVersion = Literal[1]
+    """The serve-backend API versions a plugin may declare, as a type."""
+else:
+
+    def __getattr__(name: str) -> object:
+        # built on first use: typing is not imported on the way to current_platform
+        if name == "ServeBackendApiVersion":
+            from typing import Literal
+
+            value = globals()[name] = Literal[1]
+            return value
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+del TYPE_CHECKING  # not a constant
+
 
 SERVE_BACKEND_API_VERSION: Final = 1
 """The serve-backend API version this release implements.

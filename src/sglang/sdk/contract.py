@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+
+from sglang.sdk._record import Record
 
 __all__ = ["Operation", "OperationStatus", "operation_table"]
 
@@ -31,8 +32,7 @@ class OperationStatus(enum.Enum):
     """Kept as an adapter for existing platforms; new platforms override its successor."""
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(Record):
     """One documented platform operation.
 
     Attributes:

@@ -9,14 +9,16 @@ of torch (:meth:`DeviceMixin.inference_mode` and
 from __future__ import annotations
 
 import enum
-import random
+from collections import namedtuple
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from sglang.sdk.contract import Operation, OperationStatus, operation_table
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from typing import ClassVar, NamedTuple
+
     import torch
 
 __all__ = [
@@ -59,15 +61,25 @@ class CpuArchEnum(enum.Enum):
     UNSPECIFIED = enum.auto()
 
 
-class DeviceCapability(NamedTuple):
-    """A device's compute capability, ordered like a version.
+if TYPE_CHECKING:
+
+    class _Capability(NamedTuple):
+        major: int
+        minor: int
+
+else:
+    # the same named tuple, without importing typing on the way to current_platform
+    _Capability = namedtuple("_Capability", ("major", "minor"))
+
+
+class DeviceCapability(_Capability):
+    """A device's compute capability, ordered like a version: ``(major, minor)``.
 
     ``DeviceCapability(8, 0) < DeviceCapability(9, 0)`` holds because
     named tuples compare field by field.
     """
 
-    major: int
-    minor: int
+    __slots__ = ()
 
     def as_version_str(self) -> str:
         """Return ``"major.minor"``, for example ``"9.0"``."""
@@ -110,6 +122,8 @@ def seed_all_rngs(seed: int | None) -> None:
     """Seed ``random``, numpy (when installed) and torch; ``None`` does nothing."""
     if seed is None:
         return
+    import random
+
     random.seed(seed)
     try:
         import numpy

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, ClassVar
 
 from sglang.sdk.contract import Operation, OperationStatus, operation_table
 from sglang.sdk.device import (
@@ -25,7 +23,11 @@ from sglang.sdk.device import (
     torch_inference_mode,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from typing import ClassVar
+
     import torch
 
 __all__ = ["DIFFUSION_OPERATIONS", "Platform", "PlatformEnum"]

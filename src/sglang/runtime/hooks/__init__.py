@@ -19,8 +19,8 @@ Modules:
 * :mod:`~sglang.runtime.hooks.report`: statuses, reports and errors.
 
 Which plugin registered a hook lives in :mod:`sglang.runtime.plugin_source`
-(re-exported here), a standard-library-only module that platform selection
-imports without loading the hook engine.
+(re-exported here), a small module (the standard library and the sdk's
+record base only) that platform selection imports without loading the hook engine.
 """
 
 from sglang.runtime.hooks.registry import HookRegistry

@@ -11,11 +11,10 @@ only on first use, so importing a documented module stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sglang.runtime.selection.report import SelectionReport
     from sglang.runtime.spec import RuntimeSpec
 
@@ -35,7 +34,9 @@ class RuntimePlatformAPI:
 
     def spec(self) -> RuntimeSpec:
         """Return the runtime's spec (imports :mod:`sglang.runtime.spec`)."""
-        spec: RuntimeSpec = getattr(importlib.import_module("sglang.runtime.spec"), self._runtime)
+        from sglang.runtime import spec as specs
+
+        spec: RuntimeSpec = getattr(specs, self._runtime)
         return spec
 
     def current_platform(self) -> object:

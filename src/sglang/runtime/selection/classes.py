@@ -9,8 +9,6 @@ without arguments.
 
 from __future__ import annotations
 
-import inspect
-
 from sglang.runtime.resolver import resolve
 from sglang.runtime.selection import errors
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
@@ -36,7 +34,9 @@ def import_qualname(qualname: str) -> object:
 
 
 def _required_parameters(cls: type) -> list[str]:
-    """Names of the constructor parameters that have no default."""
+    """Names of the constructor parameters that have no default (an error path only)."""
+    import inspect
+
     try:
         signature = inspect.signature(cls)
     except (TypeError, ValueError):

@@ -16,9 +16,8 @@ The documented per-runtime entry points wrap these functions:
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
-from typing import TYPE_CHECKING
 
 from sglang.runtime.discovery import entry_point_index
 from sglang.runtime.gate import GateState, OnceGate
@@ -28,6 +27,7 @@ from sglang.runtime.selection.errors import PlatformInitError, PlatformSelection
 from sglang.runtime.selection.record import ReportBuilder
 from sglang.runtime.spec import PerRuntime, RuntimeSpec
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
     from sglang.runtime.selection.outcome import Selected
@@ -61,7 +61,7 @@ class _RuntimeState:
         self.builder = ReportBuilder(spec)
         self.progress = Progress()
         self._report: SelectionReport | None = None
-        self._report_lock = threading.Lock()
+        self._report_lock = _thread.allocate_lock()
         self.selection: OnceGate[Selected] = OnceGate(
             f"{spec.title} platform selection", self._select
         )

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from sglang.runtime.discovery import duplicate_names
 from sglang.runtime.environment import EnvironmentValueError, read_flag
@@ -34,6 +33,7 @@ from sglang.runtime.selection.classes import build_platform
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection.outcome import CallbackStatus, Selected, SelectionMode
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeContext
     from sglang.runtime.discovery import EntryPointIndex, EntryPointRecord

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.runtime.discovery import EntryPointRecord
     from sglang.runtime.selection.outcome import Selected

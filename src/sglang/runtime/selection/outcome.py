@@ -8,7 +8,6 @@ engine all build on it without importing each other in a loop.
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
 
 __all__ = ["CallbackStatus", "Selected", "SelectionMode"]
 
@@ -39,16 +38,29 @@ class CallbackStatus(enum.Enum):
     """Importing it or calling it raised, or it returned a wrong type."""
 
 
-class Selected(NamedTuple):
-    """A selected platform (a named tuple: cheap to define at import time).
+class Selected:
+    """A selected platform.
 
     ``platform`` is the platform instance, ``dist_name`` the distribution
     that provided it (``None`` for a built-in), ``dist`` that
     distribution's ``"name version"`` and ``entry_point`` the plugin's
-    entry-point name, for messages.
+    entry-point name, for messages. A plain class: cheap to define at
+    import time, unlike a named tuple or a dataclass.
     """
 
-    platform: object
-    dist_name: str | None
-    dist: str | None = None
-    entry_point: str | None = None
+    __slots__ = ("dist", "dist_name", "entry_point", "platform")
+
+    def __init__(
+        self,
+        platform: object,
+        dist_name: str | None,
+        dist: str | None = None,
+        entry_point: str | None = None,
+    ) -> None:
+        self.platform = platform
+        self.dist_name = dist_name
+        self.dist = dist
+        self.entry_point = entry_point
+
+    def __repr__(self) -> str:
+        return f"Selected({self.platform!r}, dist={self.dist!r}, entry_point={self.entry_point!r})"

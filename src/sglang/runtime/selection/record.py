@@ -11,10 +11,9 @@ dataclasses are built when a report is asked for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sglang.runtime.selection.outcome import CallbackStatus, SelectionMode
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.runtime.builtin.families import ProbeOutcome
     from sglang.runtime.discovery import EntryPointRecord

@@ -14,10 +14,9 @@ Importing this package is cheap: it imports neither torch nor any plugin.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sglang.runtime.selection.api import RuntimePlatformAPI
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.sdk.srt import SRTPlatform
 
