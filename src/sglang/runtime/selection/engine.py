@@ -21,7 +21,6 @@ wrapper is :mod:`sglang.runtime.selection.current`.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
@@ -365,6 +364,7 @@ def _builtin(
 
 def _set_origin(platform: object, origin: str) -> None:
     """Tell the platform how it was chosen (its ``repr`` shows it)."""
-    # a class with __slots__ or a frozen __setattr__ keeps its own repr
-    with contextlib.suppress(AttributeError, TypeError):
+    try:
         setattr(platform, "_origin", origin)  # noqa: B010
+    except (AttributeError, TypeError):  # __slots__ or a frozen __setattr__: no origin in repr
+        return
