@@ -36,7 +36,8 @@ def compare(path: str, max_new_tokens: int, prompts: list[list[int]]) -> dict[st
     runner = ModelRunner(path, max_total_tokens=1024, page_size=4)
     batch = runner.generate_greedy(prompts, max_new_tokens)
     alone = [runner.generate_greedy([p], max_new_tokens)[0] for p in prompts]
-    hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    hf_model: Any = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    hf_model.eval()
     reference = [hf_greedy(hf_model, p, max_new_tokens) for p in prompts]
     return {
         "batch_ids": [o.output_ids for o in batch],
