@@ -56,7 +56,17 @@ def compare(path: str, max_new_tokens: int, prompts: list[list[int]]) -> dict[st
 def main() -> None:
     """Compare every model directory of the command line; print one JSON line."""
     max_new_tokens, prompts = int(sys.argv[1]), json.loads(sys.argv[2])
-    results = {path: compare(path, max_new_tokens, prompts) for path in sys.argv[3:]}
+    results: dict[str, Any] = {
+        path: compare(path, max_new_tokens, prompts) for path in sys.argv[3:]
+    }
+    from sglang.srt.model_executor.model_runner import ModelRunner
+
+    half = ModelRunner(sys.argv[3], dtype=torch.bfloat16, max_total_tokens=64)
+    results["bfloat16"] = {
+        "weights": sorted({str(p.dtype) for p in half.model.parameters()}),
+        "kv": str(half.kv_pool.get_kv_buffer(0)[0].dtype),
+        "tokens": len(half.generate_greedy(prompts[:1], 2)[0].output_ids),
+    }
     print("RESULT " + json.dumps(results))
 
 
