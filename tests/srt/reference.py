@@ -36,7 +36,8 @@ def compare(path: str, max_new_tokens: int, prompts: list[list[int]]) -> dict[st
     runner = ModelRunner(path, max_total_tokens=1024, page_size=4)
     batch = runner.generate_greedy(prompts, max_new_tokens)
     alone = [runner.generate_greedy([p], max_new_tokens)[0] for p in prompts]
-    hf_model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    hf_model: Any = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    hf_model.eval()
     reference = [hf_greedy(hf_model, p, max_new_tokens) for p in prompts]
     return {
         "batch_ids": [o.output_ids for o in batch],
@@ -55,7 +56,17 @@ def compare(path: str, max_new_tokens: int, prompts: list[list[int]]) -> dict[st
 def main() -> None:
     """Compare every model directory of the command line; print one JSON line."""
     max_new_tokens, prompts = int(sys.argv[1]), json.loads(sys.argv[2])
-    results = {path: compare(path, max_new_tokens, prompts) for path in sys.argv[3:]}
+    results: dict[str, Any] = {
+        path: compare(path, max_new_tokens, prompts) for path in sys.argv[3:]
+    }
+    from sglang.srt.model_executor.model_runner import ModelRunner
+
+    half = ModelRunner(sys.argv[3], dtype=torch.bfloat16, max_total_tokens=64)
+    results["bfloat16"] = {
+        "weights": sorted({str(p.dtype) for p in half.model.parameters()}),
+        "kv": str(half.kv_pool.get_kv_buffer(0)[0].dtype),
+        "tokens": len(half.generate_greedy(prompts[:1], 2)[0].output_ids),
+    }
     print("RESULT " + json.dumps(results))
 
 

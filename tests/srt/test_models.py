@@ -53,7 +53,9 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         name: make_model(tmp_path_factory.mktemp(name), **spec) for name, spec in CASES.items()
     }
     results = run_reference(list(paths.values()))
-    return {name: results[str(path)] for name, path in paths.items()}
+    return {"bfloat16": results["bfloat16"]} | {
+        name: results[str(path)] for name, path in paths.items()
+    }
 
 
 @pytest.fixture(params=sorted(CASES))
@@ -84,6 +86,14 @@ def test_every_page_is_free_afterwards(outcome: dict[str, Any]) -> None:
 def test_subsystems_come_from_the_cpu_platform(outcome: dict[str, Any]) -> None:
     assert outcome["pool_cls"] == "MHATokenToKVPool"
     assert outcome["backend_cls"] == "TorchNativeAttnBackend"
+
+
+def test_model_loads_in_the_dtype_asked_for(outcomes: dict[str, Any]) -> None:
+    assert outcomes["bfloat16"] == {
+        "weights": ["torch.bfloat16"],
+        "kv": "torch.bfloat16",
+        "tokens": 2,
+    }
 
 
 # -- loading errors (raised before anything touches the platform) -------------------
