@@ -1,0 +1,1 @@
+"""Entry points of the reference SRT runtime: the offline ``Engine``."""

@@ -1,0 +1,346 @@
+"""The offline API: :class:`Engine` (also ``sglang.Engine``).
+
+The engine tokenizes in the calling process and runs one scheduler process
+per tensor-parallel rank on this machine, started through the shared spawn
+bootstrap: each child initialises the platform, loads the plugins and
+applies their hooks before it materialises the server arguments and calls
+the (possibly hooked) :func:`~sglang.srt.managers.scheduler.run_scheduler_process`.
+A receiver thread hands each output to the request it belongs to, so
+several threads may generate at once; a scheduler that fails or dies makes
+every waiting call raise with its error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import queue
+import random
+import socket
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from sglang.srt.managers.io_struct import (
+    AbortRequest,
+    RequestOutput,
+    ShutdownRequest,
+    StatsRequest,
+    TokenizedRequest,
+)
+from sglang.srt.sampling.sampling_params import SamplingParams
+from sglang.srt.server_args import ServerArgs
+
+if TYPE_CHECKING:
+    from sglang.runtime.bootstrap import WorkerGroup
+    from sglang.srt.hf_tokenizer import HFTokenizer
+
+__all__ = ["Engine"]
+
+_STEPS = ("sglang.srt.platforms:initialize_current_platform", "sglang.srt.plugins:load_plugins")
+_TARGET = "sglang.srt.managers.scheduler:run_scheduler_process"
+_WATCHED = (  # modules whose classes hooks must reach (io_struct and the like are plain data)
+    "sglang.srt.managers.scheduler",
+    "sglang.srt.managers.tp_worker",
+    "sglang.srt.managers.schedule_batch",
+    "sglang.srt.model_executor",
+    "sglang.srt.models",
+    "sglang.srt.layers",
+    "sglang.srt.mem_cache",
+)
+_FACTORIES = ("get_mha_kv_pool_cls", "get_paged_allocator_cls", "get_graph_runner_cls")
+_START_TIMEOUT = 600.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _check_platform() -> None:
+    """Fail now, not in a child, when the platform cannot run the runtime."""
+    from sglang.srt.platforms import current_platform
+
+    for name in _FACTORIES:
+        try:
+            getattr(current_platform, name)()
+        except NotImplementedError:
+            raise RuntimeError(
+                f"the SRT platform {type(current_platform).__qualname__} cannot run the reference "
+                f"runtime: it does not implement {name}(). No accelerator, platform plugin or "
+                f"CPU engine was selected (see sglang plugins explain). Fix: set "
+                f"SGLANG_USE_CPU_ENGINE=1 to run on the CPU, or install a platform plugin for "
+                f"your hardware."
+            ) from None
+
+
+def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int, object]]:
+    """Load plugins, check the arguments and the platform, start the scheduler ranks.
+
+    Returns the worker group and what each local rank reported when ready.
+    """
+    from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec
+    from sglang.srt.plugins import load_plugins
+
+    load_plugins()
+    server_args.check_server_args()
+    _check_platform()
+    if server_args.tp_size > 1 and not server_args.dist_init_addr:
+        server_args.dist_init_addr = f"127.0.0.1:{_free_port()}"
+    per_node = server_args.tp_size // server_args.nnodes
+    first = server_args.node_rank * per_node
+    payload = Payload.pack(server_args)
+    specs = [
+        WorkerSpec(
+            name=f"SRT scheduler rank {rank}",
+            target=_TARGET,
+            payload=payload,
+            steps=_STEPS,
+            rank=rank,
+            watched_modules=_WATCHED,
+        )
+        for rank in range(first, first + per_node)
+    ]
+    group = WorkerGroup(specs).start()
+    return group, group.wait_ready(timeout=_START_TIMEOUT)
+
+
+class Engine:
+    """The reference SRT runtime, offline: ``Engine(model_path=...).generate(...)``.
+
+    Args:
+        server_args: A ready :class:`ServerArgs` (then no keyword arguments).
+        **kwargs: :class:`ServerArgs` fields, for example ``model_path=``,
+            ``tp_size=``, ``max_total_tokens=``.
+
+    Raises:
+        ValueError: A bad server argument (the message names the flag).
+        RuntimeError: The platform cannot run the runtime.
+        sglang.runtime.bootstrap.WorkerFailedError: A scheduler failed to start
+            (its error and traceback are in the message).
+    """
+
+    def __init__(self, server_args: ServerArgs | None = None, **kwargs: Any) -> None:
+        from sglang.srt.hf_tokenizer import HFTokenizer
+
+        self.server_args = server_args if server_args is not None else ServerArgs(**kwargs)
+        self._group, infos = _launch_subprocesses(self.server_args)
+        self._leader = min(infos)
+        info = infos[self._leader]
+        assert isinstance(info, dict)
+        self.context_length = int(info["context_length"])
+        self.max_total_tokens = int(info["max_total_tokens"])
+        self.tokenizer: HFTokenizer = HFTokenizer.from_pretrained(
+            self.server_args.tokenizer_path or self.server_args.model_path
+        )
+        self._ids = itertools.count()
+        self._queues: dict[str, queue.Queue[RequestOutput | BaseException]] = {}
+        self._lock = threading.Lock()
+        self._stats: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
+        self._failure: BaseException | None = None
+        self._closed = False
+        self._receiver = threading.Thread(
+            target=self._receive, name="sglang-engine-receiver", daemon=True
+        )
+        self._receiver.start()
+
+    # -- outputs -----------------------------------------------------------------------
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                message = self._group.recv(self._leader)
+            except BaseException as exc:  # a dead or failed scheduler, or shutdown
+                with self._lock:
+                    if not self._closed:
+                        self._failure = exc
+                    waiting = list(self._queues.values())
+                for q in waiting:
+                    q.put(exc)
+                self._stats.put(exc)
+                return
+            if isinstance(message, dict):
+                self._stats.put(message)
+                continue
+            assert isinstance(message, list)
+            with self._lock:
+                for output in message:
+                    target = self._queues.get(output.rid)
+                    if target is not None:
+                        target.put(output)
+
+    # -- requests ----------------------------------------------------------------------
+
+    def _prepare(
+        self,
+        prompt: str | None,
+        input_ids: Sequence[int] | None,
+        sampling_params: Mapping[str, object] | None,
+        return_logprob: bool,
+    ) -> TokenizedRequest:
+        if (prompt is None) == (input_ids is None):
+            raise ValueError("give exactly one of prompt and input_ids")
+        params = SamplingParams.from_dict(sampling_params)
+        if params.seed is None:  # every rank must draw the same tokens
+            params = dataclasses.replace(params, seed=random.getrandbits(63))
+        ids = self.tokenizer.encode(prompt) if prompt is not None else list(input_ids or ())
+        if not all(isinstance(t, int) and 0 <= t < self.tokenizer.vocab_size for t in ids):
+            raise ValueError(f"input_ids must be token ids below {self.tokenizer.vocab_size}")
+        params.check_prompt(len(ids), self.context_length)
+        if len(ids) + 1 > self.max_total_tokens:
+            raise ValueError(
+                f"the prompt has {len(ids)} tokens but the KV cache holds {self.max_total_tokens}; "
+                f"raise --max-total-tokens or --mem-fraction-static"
+            )
+        return TokenizedRequest(f"req-{next(self._ids)}", tuple(ids), params, return_logprob)
+
+    def _submit(self, requests: Sequence[TokenizedRequest]) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the engine has been shut down")
+            if self._failure is not None:
+                raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
+            for request in requests:
+                self._queues[request.rid] = queue.Queue()
+        for request in requests:
+            self._group.send(self._leader, request)
+
+    def _outputs(self, rid: str) -> Iterator[RequestOutput]:
+        q = self._queues[rid]
+        try:
+            while True:
+                item = q.get()
+                if isinstance(item, BaseException):
+                    raise RuntimeError(f"the engine's scheduler failed: {item}") from item
+                yield item
+                if item.finish_reason is not None:
+                    return
+        finally:
+            with self._lock:
+                self._queues.pop(rid, None)
+
+    def get_server_info(self) -> dict[str, object]:
+        """Return the scheduler's limits and state now (free KV pages, queue lengths)."""
+        with self._lock:
+            if self._failure is not None:
+                raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
+        self._group.send(self._leader, StatsRequest())
+        item = self._stats.get()
+        if isinstance(item, BaseException):
+            raise RuntimeError(f"the engine's scheduler failed: {item}") from item
+        return item
+
+    def abort(self, rid: str) -> None:
+        """Abort request *rid* (its KV pages are freed; its result ends with ``abort``)."""
+        self._group.send(self._leader, AbortRequest(rid))
+
+    @staticmethod
+    def _result(rid: str, chunks: list[RequestOutput], with_logprobs: bool) -> dict[str, Any]:
+        last = chunks[-1]
+        ids = [t for chunk in chunks for t in chunk.output_ids]
+        meta: dict[str, Any] = {
+            "id": rid,
+            "prompt_tokens": last.prompt_tokens,
+            "completion_tokens": last.completion_tokens,
+            "finish_reason": last.finish_reason,
+        }
+        if with_logprobs:
+            logprobs = [p for chunk in chunks for p in chunk.logprobs]
+            meta["output_token_logprobs"] = [
+                (p, t, None) for p, t in zip(logprobs, ids, strict=True)
+            ]
+        return {"text": "".join(c.text for c in chunks), "output_ids": ids, "meta_info": meta}
+
+    def generate(
+        self,
+        prompt: str | Sequence[str] | None = None,
+        sampling_params: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
+        input_ids: Sequence[int] | Sequence[Sequence[int]] | None = None,
+        return_logprob: bool = False,
+        stream: bool = False,
+    ) -> Any:
+        """Generate for one prompt or a list (text or token ids).
+
+        Returns a dict shaped like upstream's (``text``, ``output_ids``,
+        ``meta_info``), a list of them for a list of prompts, or with
+        ``stream=True`` (one prompt) an iterator of dicts holding the new
+        part of ``text`` and ``output_ids``, the last with ``finish_reason``.
+
+        Raises:
+            ValueError: A bad parameter (the message names it); no request
+                of the call is sent then.
+        """
+        batch = isinstance(prompt, (list, tuple)) or (
+            input_ids is not None and len(input_ids) > 0 and not isinstance(input_ids[0], int)
+        )
+        prompts: list[str | None]
+        ids_list: list[Sequence[int] | None]
+        if batch:
+            count = len(prompt) if isinstance(prompt, (list, tuple)) else len(input_ids or ())
+            prompts = list(prompt) if isinstance(prompt, (list, tuple)) else [None] * count
+            ids_list = list(input_ids) if input_ids is not None else [None] * count  # type: ignore[arg-type]
+        else:
+            prompts = [prompt] if isinstance(prompt, str) or prompt is None else [None]
+            ids_list = [input_ids]  # type: ignore[list-item]
+        params_list: list[Mapping[str, object] | None]
+        if isinstance(sampling_params, (list, tuple)):
+            if len(sampling_params) != len(prompts):
+                raise ValueError("give one sampling_params per prompt, or one for all")
+            params_list = list(sampling_params)
+        else:
+            assert sampling_params is None or isinstance(sampling_params, Mapping)
+            params_list = [sampling_params] * len(prompts)
+        requests = [
+            self._prepare(p, i, sp, return_logprob)
+            for p, i, sp in zip(prompts, ids_list, params_list, strict=True)
+        ]
+        if stream:
+            if batch:
+                raise ValueError("stream=True takes one prompt")
+            self._submit(requests)
+            return self._stream(requests[0].rid)
+        self._submit(requests)
+        results = [
+            self._result(r.rid, list(self._outputs(r.rid)), return_logprob) for r in requests
+        ]
+        return results if batch else results[0]
+
+    def _stream(self, rid: str) -> Iterator[dict[str, Any]]:
+        for chunk in self._outputs(rid):
+            meta: dict[str, Any] = {
+                "id": rid,
+                "prompt_tokens": chunk.prompt_tokens,
+                "completion_tokens": chunk.completion_tokens,
+                "finish_reason": chunk.finish_reason,
+            }
+            yield {"text": chunk.text, "output_ids": list(chunk.output_ids), "meta_info": meta}
+
+    # -- lifetime ----------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Stop the scheduler processes (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            for rank in self._group.connections:
+                if rank == self._leader:
+                    self._group.send(rank, ShutdownRequest())
+        except OSError:
+            pass
+        self._group.shutdown()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.shutdown()
