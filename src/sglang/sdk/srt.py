@@ -13,7 +13,10 @@ from collections.abc import Mapping
 
 from sglang.sdk.contract import Operation, OperationStatus, operation_table
 from sglang.sdk.device import DeviceMixin, missing_override
-from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the protocols import typing: keep it off the selection path
+    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
 
 __all__ = ["SRT_OPERATIONS", "SRTPlatform"]
 

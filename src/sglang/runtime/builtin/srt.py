@@ -9,7 +9,7 @@ only SRT-specific parts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sglang.runtime.builtin import families
 from sglang.runtime.builtin.ops import BuiltinDeviceOps
@@ -32,15 +32,25 @@ class BuiltinSRTPlatform(BuiltinDeviceOps, SRTPlatform):
     """Common base of the built-in SRT platforms.
 
     Attributes:
-        attention_backend: The default attention backend name.
+        attention_backend: The default attention backend name: the reference
+            runtime's ``torch_native`` backend on every built-in, the one
+            registered backend that runs on all of them.
         graph_capture: Whether whole-graph and piecewise capture are supported.
         fp8_min_capability: The lowest device capability with FP8 support,
             or ``None`` when the family has none.
+        kv_pool_cls: ``"module:Class"`` of the KV pool the factory returns.
+        paged_allocator_cls: ``"module:Class"`` of the page allocator.
+        graph_runner_cls: ``"module:Class"`` of the graph runner.
     """
 
     attention_backend: ClassVar[str] = "torch_native"
     graph_capture: ClassVar[bool] = False
     fp8_min_capability: ClassVar[DeviceCapability | None] = None
+    kv_pool_cls: ClassVar[str] = "sglang.srt.mem_cache.memory_pool:MHATokenToKVPool"
+    paged_allocator_cls: ClassVar[str] = (
+        "sglang.srt.mem_cache.allocator:PagedTokenToKVPoolAllocator"
+    )
+    graph_runner_cls: ClassVar[str] = "sglang.srt.model_executor.graph_runner:EagerGraphRunner"
 
     def support_cuda_graph(self) -> bool:
         """Whether whole-graph capture (CUDA graphs) is supported."""
@@ -62,22 +72,31 @@ class BuiltinSRTPlatform(BuiltinDeviceOps, SRTPlatform):
         return self.attention_backend
 
     def get_mha_kv_pool_cls(self) -> type[MHAKVPool]:
-        """Return the built-in paged pool, ``MHATokenToKVPool`` (imports torch)."""
-        from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
-
-        return MHATokenToKVPool
+        """Return :attr:`kv_pool_cls` (the reference runtime's paged pool; imports torch)."""
+        cls: type[MHAKVPool] = _runtime_class(self.kv_pool_cls)
+        return cls
 
     def get_paged_allocator_cls(self) -> type[PagedAllocator]:
-        """Return the built-in page allocator, ``PagedTokenToKVPoolAllocator``."""
-        from sglang.srt.mem_cache.allocator import PagedTokenToKVPoolAllocator
-
-        return PagedTokenToKVPoolAllocator
+        """Return :attr:`paged_allocator_cls` (the reference runtime's page allocator)."""
+        cls: type[PagedAllocator] = _runtime_class(self.paged_allocator_cls)
+        return cls
 
     def get_graph_runner_cls(self) -> type[GraphRunner]:
-        """Return ``EagerGraphRunner``: no graph capture in the reference runtime yet."""
-        from sglang.srt.model_executor.graph_runner import EagerGraphRunner
+        """Return :attr:`graph_runner_cls` (eager: the reference runtime captures no graphs)."""
+        cls: type[GraphRunner] = _runtime_class(self.graph_runner_cls)
+        return cls
 
-        return EagerGraphRunner
+
+def _runtime_class(reference: str) -> Any:
+    """Import a class of the reference runtime by its ``"module:Class"`` reference.
+
+    The engine names the runtime's classes instead of importing them, as the
+    runtime tables name the built-in platforms: the runtime builds on the
+    engine, never the other way round.
+    """
+    from sglang.runtime.resolver import resolve
+
+    return resolve(reference)
 
 
 class CpuSRTPlatform(BuiltinSRTPlatform):
@@ -92,7 +111,6 @@ class CudaSRTPlatform(BuiltinSRTPlatform):
 
     _family = families.CUDA
     _enum = PlatformEnum.CUDA
-    attention_backend = "flashinfer"
     graph_capture = True
     fp8_min_capability = DeviceCapability(8, 9)
 
@@ -102,7 +120,6 @@ class RocmSRTPlatform(BuiltinSRTPlatform):
 
     _family = families.ROCM
     _enum = PlatformEnum.ROCM
-    attention_backend = "triton"
     graph_capture = True
     fp8_min_capability = DeviceCapability(9, 4)
 
@@ -112,4 +129,3 @@ class XpuSRTPlatform(BuiltinSRTPlatform):
 
     _family = families.XPU
     _enum = PlatformEnum.XPU
-    attention_backend = "intel_xpu"

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import torch
 
 from sglang.runtime.op_dispatch.registry import DispatchSource, Resolution, resolve_forward
+from sglang.runtime.spec import SRT, RuntimeSpec
 
 __all__ = ["CustomOp"]
 
@@ -16,8 +17,8 @@ class CustomOp(torch.nn.Module):
 
     Subclasses set :attr:`op_name` and implement ``forward_native``; they may
     add ``forward_<key>`` methods and ``forward_oot``. The platform comes
-    from :meth:`dispatch_platform` (the SRT ``current_platform``; a diffusion
-    op overrides it).
+    from :meth:`dispatch_platform`: the selected platform of :attr:`runtime`
+    (SRT's ``current_platform`` by default; diffusion ops set ``DIFFUSION``).
 
     Attributes:
         op_name: The name implementations are registered under.
@@ -38,12 +39,15 @@ class CustomOp(torch.nn.Module):
         )
         self._forward = self.resolution.forward
 
+    runtime: ClassVar[RuntimeSpec] = SRT
+    """The runtime whose selected platform picks the implementation (diffusion ops: DIFFUSION)."""
+
     @classmethod
     def dispatch_platform(cls) -> Any:
-        """Return the platform whose dispatch key selects the implementation."""
-        from sglang.srt.platforms import current_platform
+        """Return the selected platform of :attr:`runtime` (its dispatch key picks the forward)."""
+        from sglang.runtime.selection import resolve_platform
 
-        return current_platform
+        return resolve_platform(cls.runtime)
 
     @property
     def dispatch_source(self) -> DispatchSource:

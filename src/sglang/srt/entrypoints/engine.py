@@ -19,7 +19,6 @@ import random
 import socket
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.managers.io_struct import (
@@ -337,10 +336,5 @@ class Engine:
     def __enter__(self) -> Engine:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.shutdown()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sglang.srt.mem_cache.pages import PagedGeometry
+
 __all__ = ["PagedTokenToKVPoolAllocator"]
 
 
-class PagedTokenToKVPoolAllocator:
+class PagedTokenToKVPoolAllocator(PagedGeometry):
     """Hands out page indices ``0 .. num_pages - 1``, lowest first.
 
     Satisfies :class:`sglang.sdk.PagedAllocator`. Freeing a page twice, or
@@ -15,24 +17,9 @@ class PagedTokenToKVPoolAllocator:
     """
 
     def __init__(self, *, num_pages: int, page_size: int) -> None:
-        if num_pages < 1 or page_size < 1:
-            raise ValueError(
-                f"need num_pages >= 1 and page_size >= 1, got {num_pages}, {page_size}"
-            )
-        self._num_pages = num_pages
-        self._page_size = page_size
+        super().__init__(num_pages=num_pages, page_size=page_size)
         self._free: list[int] = list(range(num_pages - 1, -1, -1))  # pop() gives the lowest
         self._used: set[int] = set()
-
-    @property
-    def num_pages(self) -> int:
-        """The number of pages managed."""
-        return self._num_pages
-
-    @property
-    def page_size(self) -> int:
-        """The number of token slots per page."""
-        return self._page_size
 
     def alloc(self, num_pages: int) -> list[int] | None:
         """Return *num_pages* free pages, or ``None`` (taking nothing) if too few are free."""

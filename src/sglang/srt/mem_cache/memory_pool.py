@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import torch
 
+from sglang.srt.mem_cache.pages import PagedGeometry
+
 __all__ = ["MHATokenToKVPool"]
 
 
-class MHATokenToKVPool:
+class MHATokenToKVPool(PagedGeometry):
     """A paged MHA KV cache; satisfies :class:`sglang.sdk.MHAKVPool`.
 
     Each layer owns a K and a V buffer of shape
@@ -26,21 +28,10 @@ class MHATokenToKVPool:
         dtype: torch.dtype,
         device: torch.device,
     ) -> None:
-        self._num_pages = num_pages
-        self._page_size = page_size
+        super().__init__(num_pages=num_pages, page_size=page_size)
         shape = (num_pages * page_size, num_kv_heads, head_dim)
         self.k_buffer = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(num_layers)]
         self.v_buffer = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(num_layers)]
-
-    @property
-    def num_pages(self) -> int:
-        """The number of pages per layer."""
-        return self._num_pages
-
-    @property
-    def page_size(self) -> int:
-        """The number of token slots per page."""
-        return self._page_size
 
     def get_kv_buffer(self, layer_id: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Return layer *layer_id*'s ``(K, V)`` slot buffers."""
