@@ -11,16 +11,20 @@ __all__ = ["TorchNativeAttnBackend"]
 
 
 class TorchNativeAttnBackend:
-    """Gathers each sequence's keys and values from its pages and runs SDPA per sequence.
+    """Gathers each sequence's keys and values from its pages and runs SDPA.
 
     Satisfies :class:`sglang.sdk.AttentionBackend`. New tokens of sequence
-    *i* attend causally to its cached prefix and to each other.
+    *i* attend causally to its cached prefix and to each other. A prefill
+    runs one SDPA per sequence; a decode step (one new token per sequence)
+    runs one SDPA for the whole batch over the sequences' slots padded to
+    the longest, with padding masked out.
     """
 
     def __init__(self, kv_pool: MHAKVPool) -> None:
         self.kv_pool = kv_pool
         self._slots: list[torch.Tensor] = []
         self._masks: list[torch.Tensor | None] = []
+        self._decode: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def init_forward_metadata(self, batch: ForwardBatchLike) -> None:
         """Compute each sequence's KV slots and causal mask once per batch."""
@@ -38,6 +42,15 @@ class TorchNativeAttnBackend:
                 continue
             q_pos = torch.arange(seq_len - extend, seq_len, device=device)
             self._masks.append(pos.unsqueeze(0) <= q_pos.unsqueeze(1))
+        self._decode = None
+        if self._slots and all(mask is None for mask in self._masks):
+            longest = max(slots.numel() for slots in self._slots)
+            padded = torch.zeros((len(self._slots), longest), dtype=torch.int64, device=device)
+            valid = torch.zeros((len(self._slots), longest), dtype=torch.bool, device=device)
+            for row, slots in enumerate(self._slots):
+                padded[row, : slots.numel()] = slots
+                valid[row, : slots.numel()] = True
+            self._decode = (padded, valid[:, None, None, :])
 
     def forward(
         self,
@@ -57,6 +70,8 @@ class TorchNativeAttnBackend:
         )
         k_buf, v_buf = self.kv_pool.get_kv_buffer(layer.layer_id)
         q = q.view(-1, heads, dim)
+        if self._decode is not None:
+            return self._decode_all(q, k_buf, v_buf, layer).reshape(-1, heads * dim)
         out = torch.empty_like(q)
         start = 0
         for slots, mask, extend in zip(self._slots, self._masks, batch.extend_lens, strict=True):
@@ -72,3 +87,26 @@ class TorchNativeAttnBackend:
             out[start : start + extend] = oi.squeeze(0).transpose(0, 1)
             start += extend
         return out.reshape(-1, heads * dim)
+
+    def _decode_all(
+        self,
+        q: torch.Tensor,
+        k_buf: torch.Tensor,
+        v_buf: torch.Tensor,
+        layer: AttentionLayerLike,
+    ) -> torch.Tensor:
+        """One SDPA for a decode batch: ``q`` is ``(batch, heads, dim)``."""
+        assert self._decode is not None
+        padded, valid = self._decode
+        heads, kv_heads = layer.num_heads, layer.num_kv_heads
+        keys = k_buf[padded].to(q.dtype).transpose(1, 2)  # (batch, kv_heads, longest, dim)
+        values = v_buf[padded].to(q.dtype).transpose(1, 2)
+        out = functional.scaled_dot_product_attention(
+            q.unsqueeze(2),
+            keys,
+            values,
+            attn_mask=valid,
+            scale=layer.scaling,
+            enable_gqa=heads != kv_heads,
+        )
+        return out.squeeze(2)
