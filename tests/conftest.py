@@ -1,4 +1,10 @@
-"""Shared fixtures: real distributions on ``sys.path``."""
+"""Shared fixtures: real distributions on ``sys.path``, isolated from installed plugins.
+
+Before any test runs, this process's ``site-packages`` entries on
+``sys.path`` are replaced by a view without the other distributions that
+declare ``sglang.*`` entry points (:mod:`tests.support.isolation`), so the
+plugins installed on the machine cannot change an outcome.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,19 @@ import pytest
 
 from sglang.runtime import discovery
 from tests.support.dists import Site
+from tests.support.isolation import clean_environment, isolate_sys_path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Swap the installed plugins out of ``sys.path`` before collection."""
+    isolate_sys_path(clean_environment())
+    discovery.refresh()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say which installed plugin distributions the suite does not see."""
+    hidden = ", ".join(clean_environment().hidden) or "none"
+    return f"installed sglang plugins hidden from the tests: {hidden}"
 
 
 @pytest.fixture

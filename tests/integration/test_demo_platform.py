@@ -1,17 +1,18 @@
 """``examples/demo_platform`` installed for real into a temporary venv, then selected.
 
-The venv sees this environment's packages (``--system-site-packages``:
-sglang, torch, the build backend) and gets ``sglang-demo-platform`` built
-and installed by pip without network access. Each check runs the venv's
-interpreter with an explicit environment.
+The venv sees this environment's packages through the plugin-free view
+(:mod:`tests.support.isolation`: sglang, torch, pip and the build backend
+from the ``dev`` extra, but no other installed sglang plugin, not even an
+installed copy of this example) and gets ``sglang-demo-platform`` built
+from its ``pyproject.toml`` and installed into its own ``site-packages`` by
+pip, without network access. Each check runs the venv's interpreter with an
+explicit environment.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +20,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.dists import REPO_ROOT, PythonResult
+from tests.support.isolation import (
+    clean_environment,
+    make_venv,
+    plugin_free_env,
+    venv_site_packages,
+)
 
 EXAMPLE = REPO_ROOT / "examples" / "demo_platform"
 
@@ -30,12 +37,7 @@ def venv_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = root / "src"
     # build from a copy: building must not write into the repository
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    venv = root / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-        check=True,
-    )
-    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    python = make_venv(root / "venv", clean_environment().view)
     install = subprocess.run(
         [
             str(python),
@@ -54,12 +56,14 @@ def venv_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=False,
     )
     assert install.returncode == 0, install.stdout + install.stderr
+    # pip put the distribution into the venv's own site-packages, not the view
+    infos = list(venv_site_packages(root / "venv").glob("*.dist-info"))
+    assert [info.name for info in infos] == ["sglang_demo_platform-0.1.0.dist-info"], infos
     return python
 
 
 def run_in(python: Path, code: str, env: Mapping[str, str] | None = None) -> PythonResult:
-    child_env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    child_env.pop("PYTHONPATH", None)
+    child_env = plugin_free_env()
     child_env.update(env or {})
     proc = subprocess.run(
         [str(python), "-c", textwrap.dedent(code)],

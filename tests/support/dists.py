@@ -3,18 +3,20 @@
 Tests never mock ``importlib.metadata``. They build a *site* folder holding
 real ``NAME-VERSION.dist-info`` directories (``METADATA``,
 ``entry_points.txt``, ``RECORD``) next to the plugin modules, then put that
-folder on ``sys.path`` or on a child interpreter's ``PYTHONPATH``.
+folder on ``sys.path`` or on a child interpreter's ``PYTHONPATH``. Child
+interpreters are the plugin-free venv's (:mod:`tests.support.isolation`).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.support.isolation import clean_environment
 
 __all__ = ["Dist", "PythonResult", "Site", "run_python"]
 
@@ -92,7 +94,9 @@ def run_python(
 ) -> PythonResult:
     """Run *code* in a fresh interpreter with *path* prepended to ``PYTHONPATH``.
 
-    The child inherits this environment minus every ``SGLANG_*`` variable,
+    The interpreter is the plugin-free venv's: it sees this environment's
+    packages except other distributions with ``sglang.*`` entry points. It
+    inherits this environment minus every ``SGLANG_*`` variable,
     then gets *env* on top, so a test states exactly the variables it needs.
     """
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
@@ -102,7 +106,7 @@ def run_python(
     child_env["PYTHONPATH"] = os.pathsep.join(entries)
     child_env.update(env or {})
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        [str(clean_environment().python), "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         env=child_env,

@@ -11,15 +11,24 @@ import pytest
 
 import sglang
 from sglang.cli.main import build_parser, main
+from tests.support.isolation import clean_environment
 
 
 def run_sglang(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the installed console script with *args* and no SGLANG_* variables."""
+    """Run the installed console script with *args* and no SGLANG_* variables.
+
+    The script runs on the plugin-free interpreter, so installed plugins cannot change it.
+    """
     script = Path(sysconfig.get_path("scripts")) / "sglang"
     assert script.exists(), f"console script missing at {script}; run `pip install -e .`"
     env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
     return subprocess.run(
-        [str(script), *args], capture_output=True, text=True, env=env, timeout=120, check=False
+        [str(clean_environment().python), str(script), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
 
 

@@ -22,6 +22,7 @@ from sglang.sdk.constants import (
     SRT_PLUGINS_GROUP,
 )
 from tests.support.dists import REPO_ROOT, Dist, Site, run_python
+from tests.support.isolation import clean_environment
 
 GROUP = "tests.discovery"  # a group no real distribution declares
 
@@ -533,7 +534,11 @@ def test_index_built_from_records() -> None:
 def test_benchmark_quick_mode_runs() -> None:
     """Smoke-runs the benchmark; its timings are printed, never asserted."""
     proc = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_discovery.py"), "--quick"],
+        [
+            str(clean_environment().python),
+            str(REPO_ROOT / "benchmarks" / "bench_discovery.py"),
+            "--quick",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

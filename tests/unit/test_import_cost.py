@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.dists import run_python
+from tests.support.isolation import clean_environment
 
 HEAVY = ("torch", "numpy")
 
@@ -166,7 +167,7 @@ def imported_by(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], set[
 
 @pytest.mark.parametrize("flag", ["--help", "--version"])
 def test_console_script_does_not_import_torch(flag: str) -> None:
-    proc, modules = imported_by([str(console_script()), flag])
+    proc, modules = imported_by([str(clean_environment().python), str(console_script()), flag])
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "sglang.cli.main" in modules
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
@@ -175,7 +176,8 @@ def test_console_script_does_not_import_torch(flag: str) -> None:
 
 @pytest.mark.parametrize("flag", ["--help", "--version"])
 def test_cli_module_does_not_import_torch(flag: str) -> None:
-    proc, modules = imported_by([sys.executable, "-X", "importtime", "-m", "sglang.cli.main", flag])
+    python = str(clean_environment().python)
+    proc, modules = imported_by([python, "-X", "importtime", "-m", "sglang.cli.main", flag])
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert {"argparse", "sglang.cli"} <= modules
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)

@@ -8,7 +8,6 @@ distributions on ``sys.path`` (the ``site`` fixture).
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -34,6 +33,7 @@ from sglang.runtime.selection import (
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from tests.integration.test_selection_support import plugin
 from tests.support.dists import REPO_ROOT, Dist, Site
+from tests.support.isolation import clean_environment
 
 
 def no_probing() -> ProbeContext:
@@ -197,7 +197,11 @@ def test_resolve_reset_and_report(
 def test_benchmark_quick_mode_runs() -> None:
     """Smoke-runs the selection benchmark; timings are printed, never asserted."""
     proc = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_selection.py"), "--quick"],
+        [
+            str(clean_environment().python),
+            str(REPO_ROOT / "benchmarks" / "bench_selection.py"),
+            "--quick",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
