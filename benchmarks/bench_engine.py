@@ -18,6 +18,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _common import machine, print_table
 
@@ -66,8 +67,8 @@ def main() -> None:
         ids = [engine.tokenizer.encode(p) for p in prompts]
     assert all(len(o["output_ids"]) == args.new_tokens for o in batched)
 
-    hf = AutoModelForCausalLM.from_pretrained(str(model), dtype=torch.float32)
-    hf.eval()  # type: ignore[no-untyped-call]
+    hf: Any = AutoModelForCausalLM.from_pretrained(str(model), dtype=torch.float32)
+    hf.eval()
     width = max(len(i) for i in ids)
     pad = 0
     input_ids = torch.tensor([[pad] * (width - len(i)) + i for i in ids])
