@@ -297,3 +297,50 @@ def test_importing_the_engine_imports_no_torch() -> None:
         """
     ).check()
     assert "TORCH False" in result.stdout
+
+
+def test_an_abort_ends_the_request_and_frees_its_pages(engine: Engine) -> None:
+    params = {"temperature": 0, "max_new_tokens": 200, "ignore_eos": True}
+    chunks = []
+    for chunk in engine.generate("Hello world", params, stream=True):
+        chunks.append(chunk)
+        if len(chunks) == 2:
+            engine.abort(chunk["meta_info"]["id"])
+    assert chunks[-1]["meta_info"]["finish_reason"] == {
+        "type": "abort",
+        "message": "aborted by the client",
+    }
+    assert len(chunks) < 200
+    info = engine.get_server_info()
+    assert info["free_pages"] == info["total_pages"]
+    assert info["running"] == info["waiting"] == 0
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+def test_killing_the_parent_leaves_no_scheduler_behind(model: Path) -> None:
+    import time
+
+    result = run_python(
+        f"""
+        import os
+        from sglang.srt.entrypoints.engine import Engine
+        if __name__ == "__main__":
+            engine = Engine(model_path={str(model)!r}, max_total_tokens=256)
+            print("CHILDREN", *[p.pid for p in engine._group.processes.values()], flush=True)
+            os._exit(0)  # the parent dies without shutting anything down
+        """,
+        env={"SGLANG_USE_CPU_ENGINE": "1"},
+    ).check()
+    pids = [int(p) for p in result.stdout.split("CHILDREN")[1].split()]
+
+    def gone(pid: int) -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        return stat.rpartition(")")[2].split()[0] == "Z"
+
+    deadline = time.monotonic() + 10
+    while not all(map(gone, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(map(gone, pids)), f"schedulers {pids} outlived their parent"
