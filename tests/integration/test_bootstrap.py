@@ -259,3 +259,13 @@ def test_the_guide_shows_the_warning_verbatim(caplog: pytest.LogCaptureFixture) 
         _warn_imported(shown, ["sglang.srt.managers", "sglang.srt.managers.scheduler"])
     guide = (REPO_ROOT / "docs" / "guides" / "workers.rst").read_text(encoding="utf-8")
     assert f"   {caplog.records[0].getMessage()}\n" in guide
+
+
+def test_join_waits_for_workers_that_exit_by_themselves(events: Path) -> None:
+    group = WorkerGroup([spec()]).start()
+    group.wait_ready(timeout=60)
+    assert group.join(timeout=0.2) is False  # still serving
+    group.send(0, "stop")
+    assert group.join(timeout=30) is True
+    assert group.processes[0].exitcode == 0
+    group.shutdown()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from sglang.srt.platforms.interface import SRTPlatform
 from sglang_demo_platform.device import DemoDeviceMixin
+
+if TYPE_CHECKING:
+    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
 
 __all__ = ["DemoSRTPlatform"]
 
@@ -17,8 +20,26 @@ class DemoSRTPlatform(SRTPlatform, DemoDeviceMixin):
     """How often :meth:`init_backend` ran in this process (for the demo and tests)."""
 
     def get_default_attention_backend(self) -> str:
-        """The demo device runs the native torch attention."""
-        return "torch_native"
+        """The demo attention backend (native attention that counts its calls)."""
+        return "demo"
+
+    def get_mha_kv_pool_cls(self) -> type[MHAKVPool]:
+        """The demo KV pool: paged, on host memory, counting its writes."""
+        from sglang_demo_platform.runtime import DemoKVPool
+
+        return DemoKVPool
+
+    def get_paged_allocator_cls(self) -> type[PagedAllocator]:
+        """The reference runtime's page allocator."""
+        from sglang.srt.mem_cache.allocator import PagedTokenToKVPoolAllocator
+
+        return PagedTokenToKVPoolAllocator
+
+    def get_graph_runner_cls(self) -> type[GraphRunner]:
+        """Eager: the demo device captures no graphs."""
+        from sglang.srt.model_executor.graph_runner import EagerGraphRunner
+
+        return EagerGraphRunner
 
     def support_cuda_graph(self) -> bool:
         """No graph capture on the demo device."""
@@ -29,5 +50,8 @@ class DemoSRTPlatform(SRTPlatform, DemoDeviceMixin):
         return "demo"
 
     def init_backend(self) -> None:
-        """One-time backend setup; the demo only counts the calls."""
+        """One-time backend setup: register the demo attention backend and fused ops."""
         type(self).init_backend_calls += 1
+        from sglang_demo_platform.runtime import install
+
+        install()

@@ -189,6 +189,13 @@ class WorkerGroup:
 
     # -- stopping --------------------------------------------------------------------
 
+    def join(self, timeout: float) -> bool:
+        """Wait up to *timeout* seconds for every worker to exit; return whether all did."""
+        deadline = time.monotonic() + timeout
+        for process in self.processes.values():
+            process.join(max(0.0, deadline - time.monotonic()))
+        return not any(process.is_alive() for process in self.processes.values())
+
     def shutdown(self, grace: float = _GRACE) -> None:
         """Stop every worker: terminate, wait up to *grace* seconds, then kill. Idempotent."""
         with self._lock:

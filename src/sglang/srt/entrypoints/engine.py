@@ -50,6 +50,7 @@ _WATCHED = (  # modules whose classes hooks must reach (io_struct and the like a
 )
 _FACTORIES = ("get_mha_kv_pool_cls", "get_paged_allocator_cls", "get_graph_runner_cls")
 _START_TIMEOUT = 600.0
+_EXIT_GRACE = 5.0
 
 
 def _free_port() -> int:
@@ -320,17 +321,21 @@ class Engine:
     # -- lifetime ----------------------------------------------------------------------
 
     def shutdown(self) -> None:
-        """Stop the scheduler processes (idempotent)."""
+        """Stop the scheduler processes (idempotent).
+
+        They are asked to stop and given a few seconds to exit by themselves
+        (so their exit handlers run); whatever is left is terminated.
+        """
         with self._lock:
             if self._closed:
                 return
             self._closed = True
         try:
-            for rank in self._group.connections:
-                if rank == self._leader:
-                    self._group.send(rank, ShutdownRequest())
-        except OSError:
+            self._group.send(self._leader, ShutdownRequest())
+        except OSError:  # the scheduler is gone already
             pass
+        else:
+            self._group.join(timeout=_EXIT_GRACE)
         self._group.shutdown()
 
     def __enter__(self) -> Engine:
