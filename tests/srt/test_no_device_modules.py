@@ -26,7 +26,7 @@ def test_no_runtime_module_calls_a_device_module_directly() -> None:
     assert hits == [], "device modules used outside the platform:\n" + "\n".join(hits)
 
 
-def test_the_check_finds_a_direct_call(tmp_path: Path) -> None:
+def test_the_check_finds_a_direct_call() -> None:
     assert DEVICE_MODULE.search("x = torch.cuda.device_count()")
     assert DEVICE_MODULE.search("import torch_npu")
     assert not DEVICE_MODULE.search("current_platform.get_device(rank)")
