@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sglang.runtime.discovery import normalize_dist_name
 from sglang.runtime.hooks.aliases import AliasBinding, Rebind, rebind_aliases, undo_aliases
-from sglang.runtime.hooks.chain import ChainSpec, LabeledHook, make_installed
+from sglang.runtime.hooks.chain import ChainSpec
+from sglang.runtime.hooks.compose import chain_spec, installed_object, unfit_reason
 from sglang.runtime.hooks.messages import (
     best_effort_warning,
     replace_conflict_warning,
@@ -242,7 +241,7 @@ class Transaction:
             if not paths:
                 self._forget(key)
             return
-        installed = _installed_object(target, spec)
+        installed = installed_object(target, spec)
         try:
             self._set(location, installed, target)
         except Exception as exc:  # e.g. a built-in or extension type refusing setattr
@@ -267,31 +266,18 @@ class Transaction:
     def _validate(self, entries: list[Entry], target: ResolvedTarget) -> list[Entry]:
         valid: list[Entry] = []
         for entry in entries:
-            if target.kind is TargetKind.CLASS:
-                if entry.hook_type is not HookType.REPLACE:
-                    self._fail(
-                        entry,
-                        f"{target.location.qualname} is a class; a class target accepts only "
-                        "REPLACE hooks (hook a method such as '__init__' instead)",
-                    )
-                    continue
-                if not isinstance(entry.hook, type):
-                    self._fail(
-                        entry,
-                        f"{target.location.qualname} is a class; REPLACE it with a class "
-                        "(a subclass keeps isinstance()/issubclass() working), not with "
-                        f"{type(entry.hook).__name__} {entry.hook_name}",
-                    )
-                    continue
-            valid.append(entry)
+            reason = unfit_reason(entry, target)
+            if reason is None:
+                valid.append(entry)
+            else:
+                self._fail(entry, reason)
         return valid
 
     def _chain_spec(
         self, valid: list[Entry], target: ResolvedTarget, location: Location
     ) -> tuple[ChainSpec, Entry | None]:
-        replaces = [entry for entry in valid if entry.hook_type is HookType.REPLACE]
-        winner = replaces[-1] if replaces else None
-        for loser in replaces[:-1]:
+        spec, winner, losers = chain_spec(valid, target)
+        for loser in losers:
             assert winner is not None
             self._mark(
                 loser,
@@ -306,16 +292,6 @@ class Transaction:
                     self.logger.warning(
                         "%s", replace_conflict_warning(self.runtime, location, loser, winner)
                     )
-        spec = ChainSpec(
-            original=target.original,
-            befores=tuple(
-                LabeledHook(e.hook, e.label) for e in valid if e.hook_type is HookType.BEFORE
-            ),
-            arounds=tuple(e.hook for e in valid if e.hook_type is HookType.AROUND),
-            replace=winner.hook if winner is not None else None,
-            afters=tuple(e.hook for e in valid if e.hook_type is HookType.AFTER),
-            is_async=target.is_async,
-        )
         return spec, winner
 
     def _check_replaced_owner(self, winner: Entry, target: ResolvedTarget) -> None:
@@ -424,17 +400,3 @@ class Transaction:
         self.aliases = []
         self.journal.undo()
         self.snapshot.restore(self.state, self.failed)
-
-
-def _installed_object(target: ResolvedTarget, spec: ChainSpec) -> object:
-    """The object bound on the owner: a function, a descriptor or a class."""
-    kind = target.kind
-    if kind is TargetKind.CLASS:
-        assert spec.replace is not None
-        return spec.replace
-    if kind is TargetKind.CLASSMETHOD:
-        return classmethod(make_installed(spec))
-    chain: Callable[..., Any] = make_installed(spec)
-    if kind is TargetKind.STATICMETHOD:
-        return staticmethod(chain)
-    return chain
