@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sglang.srt.configs.model_config import ModelConfig, load_chat_template
+from sglang.srt.configs.model_config import ModelConfig
+from sglang.srt.hf_tokenizer import HFTokenizer
 from sglang.srt.model_executor.weight_utils import safetensors_files
 from sglang.testing.make_model import ARCHITECTURES, SIZES, make_model
 
@@ -30,7 +31,7 @@ def test_single_file_layout_and_config(tmp_path: Path) -> None:
     assert config.rope.theta == 10000.0
     assert config.rope.rope_type == "default"
     assert config.eos_token_ids == (3, 1)  # <|im_end|>, </s> from generation_config.json
-    assert "<|im_start|>" in (load_chat_template(path) or "")
+    assert "<|im_start|>" in (HFTokenizer.from_pretrained(path).chat_template or "")
 
 
 def test_sharded_weights_have_an_index(tmp_path: Path) -> None:
@@ -63,7 +64,7 @@ def test_chat_template_file(tmp_path: Path) -> None:
     path = make_model(tmp_path / "m", chat_template_file=True)
     assert (path / "chat_template.jinja").is_file()
     assert "chat_template" not in json.loads((path / "tokenizer_config.json").read_text())
-    assert "bos_token" in (load_chat_template(path) or "")
+    assert "bos_token" in (HFTokenizer.from_pretrained(path).chat_template or "")
 
 
 def test_tokenizer_adds_bos_for_llama_only(tmp_path: Path) -> None:

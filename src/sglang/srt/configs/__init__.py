@@ -4,7 +4,6 @@ from sglang.srt.configs.model_config import (
     ModelConfig,
     ModelFileError,
     RopeConfig,
-    load_chat_template,
 )
 
-__all__ = ["ModelConfig", "ModelFileError", "RopeConfig", "load_chat_template"]
+__all__ = ["ModelConfig", "ModelFileError", "RopeConfig"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ModelConfig", "ModelFileError", "RopeConfig", "load_chat_template"]
+__all__ = ["ModelConfig", "ModelFileError", "RopeConfig"]
 
 
 class ModelFileError(FileNotFoundError):
@@ -140,19 +140,3 @@ class ModelConfig:
             eos_token_ids=eos_ids,
             hf_config=MappingProxyType(hf),
         )
-
-
-def load_chat_template(path: str | Path) -> str | None:
-    """Return the model's chat template: ``chat_template.jinja``, else ``tokenizer_config.json``.
-
-    Returns ``None`` when the directory has neither.
-    """
-    root = Path(path)
-    jinja = root / "chat_template.jinja"
-    if jinja.is_file():
-        return jinja.read_text(encoding="utf-8")
-    config = root / "tokenizer_config.json"
-    if not config.is_file():
-        return None
-    template = _read_json(config).get("chat_template")
-    return template if isinstance(template, str) else None

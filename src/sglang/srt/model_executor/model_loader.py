@@ -8,13 +8,13 @@ checkpoint tensor goes through its parameter's ``weight_loader``.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 import torch
 
+from sglang.runtime.resolver import resolve
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.model_executor.weight_utils import iterate_weights, safetensors_files
@@ -45,8 +45,9 @@ def get_model_cls(architecture: str) -> type[Any]:
         raise UnsupportedArchitectureError(
             f"unsupported architecture {architecture!r} in config.json; supported: {known}"
         ) from None
-    module_name, _, attr = path.partition(":")
-    cls: type[Any] = getattr(importlib.import_module(module_name), attr)
+    cls = resolve(path)
+    if not isinstance(cls, type):
+        raise TypeError(f"model registry entry {architecture!r} names {path!r}, not a class")
     return cls
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 import threading
+from typing import Any
 
+from sglang.runtime.resolver import resolve
 from sglang.sdk.srt_runtime import AttentionBackend
 
 __all__ = [
@@ -59,8 +60,10 @@ def get_attention_backend_cls(name: str) -> type[AttentionBackend]:
         )
     if not isinstance(entry, str):
         return entry
-    module_name, _, attr = entry.partition(":")
-    cls: type[AttentionBackend] = getattr(importlib.import_module(module_name), attr)
+    found: Any = resolve(entry)
+    if not isinstance(found, type):
+        raise TypeError(f"attention backend {name!r} names {entry!r}, which is not a class")
+    cls: type[AttentionBackend] = found
     with _lock:
         _backends[name] = cls
     return cls
