@@ -14,7 +14,9 @@ README = REPO_ROOT / "README.md"
 
 
 def _quick_start() -> str:
-    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    blocks: list[str] = re.findall(
+        r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL
+    )
     (block,) = [b for b in blocks if "make_model" in b]
     return block
 
