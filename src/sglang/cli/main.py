@@ -1,7 +1,7 @@
 """The ``sglang`` console script.
 
-``sglang --version`` and ``sglang --help`` work without importing torch;
-subcommands register themselves in :data:`SUBCOMMANDS`.
+``sglang --version``, ``sglang --help`` and ``sglang plugins`` work without
+importing torch. Subcommands: ``plugins`` (:mod:`sglang.cli.plugins`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"sglang {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from sglang.cli import plugins
+
+    plugins.add_parser(subparsers)
     return parser
 
 
@@ -36,7 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    parser.error(f"unknown command {args.command!r}")
+    if args.command == "plugins":
+        from sglang.cli import plugins
+
+        return plugins.run(args)
+    parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse refuses first
 
 
 if __name__ == "__main__":  # pragma: no cover

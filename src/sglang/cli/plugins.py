@@ -1,0 +1,142 @@
+"""``sglang plugins``: what is installed, and what platform selection made of it.
+
+* ``sglang plugins [--json]`` lists every entry point of every group the
+  plugin system reads (platforms and general plugins of both runtimes,
+  serve backends) with its distribution and version. It reads metadata
+  only: nothing is imported.
+* ``sglang plugins explain [--json]`` runs both runtimes' platform
+  selection (activation callbacks are imported and called, as at startup)
+  and shows which callbacks ran, what each returned, what was chosen and
+  why, and which general plugins would load or be skipped and why.
+
+The JSON of the listing is a list of objects with ``group``, ``name``,
+``value``, ``distribution`` and ``version``. The JSON of ``explain`` is an
+object with one key per runtime (``srt``, ``diffusion``), each holding
+``selection`` (the fields of the selection report) and ``plugins`` (a list
+of objects with ``name``, ``distribution``, ``version``, ``value``,
+``decision``: ``load`` or ``skip``, and ``reason``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from sglang.sdk.constants import ALL_ENTRY_POINT_GROUPS
+
+__all__ = ["add_parser", "explain", "listing", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add ``plugins`` (and ``plugins explain``) to the top-level subcommands."""
+    parser = subparsers.add_parser(
+        "plugins", help="list installed plugins; 'explain' shows platform selection"
+    )
+    parser.add_argument("action", nargs="?", choices=["explain"], help="explain the selection")
+    parser.add_argument("--json", action="store_true", help="print JSON (see the guide's schema)")
+
+
+def listing() -> list[dict[str, str]]:
+    """Every entry point of every plugin-system group, in discovery order (imports nothing)."""
+    from sglang.runtime.discovery import entry_point_index
+
+    index = entry_point_index()
+    return [
+        {
+            "group": record.group,
+            "name": record.name,
+            "value": record.value,
+            "distribution": record.dist_name,
+            "version": record.dist_version,
+        }
+        for group in ALL_ENTRY_POINT_GROUPS
+        for record in index.group(group)
+    ]
+
+
+def _plugin_decisions(runtime: str) -> list[dict[str, str]]:
+    from sglang.runtime.discovery import entry_point_index, normalize_dist_name
+    from sglang.runtime.plugins import runtime_plugins
+    from sglang.runtime.spec import DIFFUSION, SRT
+
+    spec = SRT if runtime == "srt" else DIFFUSION
+    policy = runtime_plugins(spec).policy()
+    excluded = {normalize_dist_name(d) for d in policy.excluded_dists}
+    required = {normalize_dist_name(d) for d in policy.required_dists}
+    rows = []
+    for record in entry_point_index().group(spec.plugins_group):
+        dist = normalize_dist_name(record.dist_name)
+        if policy.allowlist is not None and record.name not in policy.allowlist:
+            decision, reason = "skip", f"not in {spec.plugins_env}"
+        elif dist in excluded and dist not in required:
+            decision, reason = "skip", "its distribution provides a platform that was not selected"
+        elif dist in required:
+            decision, reason = "load", "part of the selected platform's distribution (required)"
+        else:
+            decision, reason = "load", "best-effort (a failure is skipped with a warning)"
+        rows.append(
+            {
+                "name": record.name,
+                "distribution": record.dist_name,
+                "version": record.dist_version,
+                "value": record.value,
+                "decision": decision,
+                "reason": reason,
+            }
+        )
+    return rows
+
+
+def explain() -> dict[str, dict[str, Any]]:
+    """Both runtimes' selection reports and general-plugin decisions (runs selection)."""
+    import dataclasses
+
+    import sglang.multimodal_gen.runtime.platforms as diffusion_platforms
+    import sglang.srt.platforms as srt_platforms
+
+    result: dict[str, dict[str, Any]] = {}
+    for runtime, module in (("srt", srt_platforms), ("diffusion", diffusion_platforms)):
+        report = module.get_selection_report()
+        data = dataclasses.asdict(report)
+        data["mode"] = report.mode.value
+        data["callbacks"] = [dict(c, status=c["status"].value) for c in data["callbacks"]]
+        data.pop("first_stack")
+        result[runtime] = {
+            "selection": data,
+            "text": report.format(),
+            "plugins": _plugin_decisions(runtime) if report.ok else [],
+        }
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the listing or the explanation; return the exit code (1: selection failed)."""
+    if args.action == "explain":
+        data = explain()
+        if args.json:
+            print(json.dumps(data))
+        else:
+            for runtime in data.values():
+                print(runtime["text"])
+                for row in runtime["plugins"]:
+                    print(
+                        f"  general plugin {row['name']} ({row['distribution']} "
+                        f"{row['version']}): {row['decision']} - {row['reason']}"
+                    )
+        failed = [k for k, v in data.items() if v["selection"]["error"] is not None]
+        return 1 if failed else 0
+    rows = listing()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    if not rows:
+        print("no plugin installed")
+        return 0
+    for group in ALL_ENTRY_POINT_GROUPS:
+        mine = [row for row in rows if row["group"] == group]
+        if mine:
+            print(f"{group}:")
+            for row in mine:
+                print(f"  {row['name']} = {row['value']}  ({row['distribution']} {row['version']})")
+    return 0
