@@ -11,7 +11,6 @@ import pickle
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from sglang.sdk.constants import SRT_PLUGINS_GROUP
 from tests import bootstrap_targets
 from tests.bootstrap_targets import Args
 from tests.support.dists import REPO_ROOT, Dist, Site
+from tests.support.processes import HAS_PROC, wait_gone
 
 TARGETS = "tests.bootstrap_targets"
 
@@ -189,15 +189,7 @@ def _run_script(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat.rpartition(")")[2].split()[0] == "Z"  # a zombie has exited
-
-
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+@pytest.mark.skipif(not HAS_PROC, reason="reads process states from /proc")
 def test_workers_end_when_their_parent_dies(tmp_path: Path, events: Path) -> None:
     result = _run_script(
         tmp_path,
@@ -215,10 +207,7 @@ def test_workers_end_when_their_parent_dies(tmp_path: Path, events: Path) -> Non
     )
     assert result.returncode == 0, result.stderr
     pid = int(result.stdout.split("CHILD ")[1])
-    deadline = time.monotonic() + 10
-    while not _gone(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _gone(pid), f"worker {pid} outlived its parent"
+    assert wait_gone([pid], timeout=10), f"worker {pid} outlived its parent"
 
 
 def test_a_child_names_runtime_modules_imported_before_it_started(

@@ -23,6 +23,7 @@ from sglang.srt.entrypoints.engine import Engine
 from sglang.testing.make_model import make_model
 from tests.srt.reference import hf_greedy
 from tests.support.dists import Dist, Site, run_python
+from tests.support.processes import HAS_PROC, wait_gone
 
 GREEDY = {"temperature": 0, "max_new_tokens": 12, "ignore_eos": True}
 PROMPTS = [
@@ -316,10 +317,8 @@ def test_an_abort_ends_the_request_and_frees_its_pages(engine: Engine) -> None:
     assert info["running"] == info["waiting"] == 0
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+@pytest.mark.skipif(not HAS_PROC, reason="reads process states from /proc")
 def test_killing_the_parent_leaves_no_scheduler_behind(model: Path) -> None:
-    import time
-
     result = run_python(
         f"""
         import os
@@ -333,14 +332,4 @@ def test_killing_the_parent_leaves_no_scheduler_behind(model: Path) -> None:
     ).check()
     pids = [int(p) for p in result.stdout.split("CHILDREN")[1].split()]
 
-    def gone(pid: int) -> bool:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except FileNotFoundError:
-            return True
-        return stat.rpartition(")")[2].split()[0] == "Z"
-
-    deadline = time.monotonic() + 10
-    while not all(map(gone, pids)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert all(map(gone, pids)), f"schedulers {pids} outlived their parent"
+    assert wait_gone(pids, timeout=10), f"schedulers {pids} outlived their parent"

@@ -56,22 +56,19 @@ def listing() -> list[dict[str, str]]:
 
 
 def _plugin_decisions(runtime: str) -> list[dict[str, str]]:
-    from sglang.runtime.discovery import entry_point_index, normalize_dist_name
+    from sglang.runtime.discovery import entry_point_index
     from sglang.runtime.plugins import runtime_plugins
     from sglang.runtime.spec import DIFFUSION, SRT
 
     spec = SRT if runtime == "srt" else DIFFUSION
     policy = runtime_plugins(spec).policy()
-    excluded = {normalize_dist_name(d) for d in policy.excluded_dists}
-    required = {normalize_dist_name(d) for d in policy.required_dists}
     rows = []
     for record in entry_point_index().group(spec.plugins_group):
-        dist = normalize_dist_name(record.dist_name)
-        if policy.allowlist is not None and record.name not in policy.allowlist:
+        if not policy.allows(record.name):
             decision, reason = "skip", f"not in {spec.plugins_env}"
-        elif dist in excluded and dist not in required:
+        elif policy.excludes(record.dist_name):
             decision, reason = "skip", "its distribution provides a platform that was not selected"
-        elif dist in required:
+        elif policy.requires(record.dist_name):
             decision, reason = "load", "part of the selected platform's distribution (required)"
         else:
             decision, reason = "load", "best-effort (a failure is skipped with a warning)"

@@ -25,7 +25,6 @@ from sglang.runtime.discovery import (
     EntryPointRecord,
     duplicate_names,
     entry_point_index,
-    normalize_dist_name,
 )
 from sglang.runtime.hooks import PLUGINS_LOGGER, HookRegistry, PluginSource, plugin_source
 from sglang.runtime.plugins.policy import PluginPolicy
@@ -178,22 +177,16 @@ def load_group(
             failed to import or in its callback.
     """
     records = entry_point_index().group(group or spec.plugins_group)
-    excluded = frozenset(normalize_dist_name(d) for d in policy.excluded_dists)
-    required = frozenset(normalize_dist_name(d) for d in policy.required_dists)
-    _reject_conflicts(
-        spec,
-        tuple(r for r in records if policy.allowlist is None or r.name in policy.allowlist),
-    )
+    _reject_conflicts(spec, tuple(r for r in records if policy.allows(r.name)))
     outcomes: list[PluginOutcome] = []
     for record in records:
         source = _source(record)
-        dist = normalize_dist_name(record.dist_name)
-        is_required = dist in required
-        if policy.allowlist is not None and record.name not in policy.allowlist:
+        is_required = policy.requires(record.dist_name)
+        if not policy.allows(record.name):
             _logger.debug("%s: %s not in %s", spec.title, source.describe(), spec.plugins_env)
             outcomes.append(PluginOutcome(source, record.value, PluginState.NOT_ALLOWED, False))
             continue
-        if dist in excluded and not is_required:
+        if policy.excludes(record.dist_name):
             _logger.debug("%s: %s ships an unselected platform", spec.title, source.describe())
             outcomes.append(PluginOutcome(source, record.value, PluginState.EXCLUDED, False))
             continue

@@ -54,6 +54,21 @@ class PluginPolicy:
         """The distributions whose plugins must load and apply (the selected one)."""
         return frozenset() if self.selected_dist is None else frozenset({self.selected_dist})
 
+    def allows(self, name: str) -> bool:
+        """Whether the allowlist lets the entry point *name* load (unset: every name)."""
+        return self.allowlist is None or name in self.allowlist
+
+    def requires(self, dist: str) -> bool:
+        """Whether *dist* (any spelling) is the selected platform's distribution."""
+        name = normalize_dist_name(dist)
+        return any(normalize_dist_name(d) == name for d in self.required_dists)
+
+    def excludes(self, dist: str) -> bool:
+        """Whether *dist*'s general plugins are skipped: an unselected platform distribution."""
+        name = normalize_dist_name(dist)
+        excluded = any(normalize_dist_name(d) == name for d in self.excluded_dists)
+        return excluded and not self.requires(dist)
+
     def decides(self, dist: str) -> bool:
         """Whether *dist* (any spelling) is the selected or an excluded distribution."""
         name = normalize_dist_name(dist)
