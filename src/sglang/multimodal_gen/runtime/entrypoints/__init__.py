@@ -1,0 +1,1 @@
+"""Entry points of the SGLang Diffusion runtime: its ``sglang serve`` backend."""
