@@ -9,17 +9,22 @@ parser runs) and ``plugins`` (:mod:`sglang.cli.plugins`).
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
 from sglang._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level argument parser."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="sglang",
         description=(
@@ -43,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
     tokens = list(sys.argv[1:] if argv is None else argv)
+    if tokens == ["--version"]:  # the common probe, without building the parser
+        print(f"sglang {__version__}")
+        raise SystemExit(0)  # as argparse's version action does
     if tokens[:1] == ["serve"]:
         from sglang.cli.serve import serve
 

@@ -15,10 +15,12 @@ The rules, in order:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from sglang.cli.serve._errors import ServeError
+from sglang.sdk._record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["AUTO", "NormalizedArgv", "normalize_argv"]
 
@@ -31,8 +33,7 @@ _SEPARATOR = "--"
 _HELP = frozenset({"-h", "--help"})
 
 
-@dataclass(frozen=True)
-class NormalizedArgv:
+class NormalizedArgv(Record):
     """The command line of ``sglang serve``, split into the core's part and the backend's.
 
     Attributes:

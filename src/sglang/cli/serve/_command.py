@@ -7,30 +7,25 @@ same argument rules, checks and process cleanup.
 
 from __future__ import annotations
 
-import logging
 import sys
-import traceback
-from collections.abc import Sequence
 
 from sglang.cli.serve._argv import AUTO, NormalizedArgv, normalize_argv
-from sglang.cli.serve._cleanup import Terminated, owned_process_tree
-from sglang.cli.serve._errors import ServeError
-from sglang.cli.serve._help import format_help
+from sglang.cli.serve._errors import ServeError, configure_logging
 from sglang.cli.serve._registry import read_registry
-from sglang.cli.serve._routing import select_backend
-from sglang.runtime.optional import MissingComponentError
-from sglang.sdk.serve import ServeBackend, ServeRequest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sglang.sdk.serve import ServeBackend
+
+# The serve help reads metadata only: what running a backend needs
+# (sglang.sdk.serve with its dataclasses, psutil, the routing) is imported
+# once a backend is selected.
 
 __all__ = ["run_backend", "serve"]
 
 _SIGNAL_BASE = 128
-
-
-def _configure_logging() -> None:
-    """Show WARNINGs as ``WARNING logger: message`` unless the program set up logging."""
-    root = logging.getLogger()
-    if not root.handlers:
-        logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
 
 
 def _check_model_path(label: str, backend: ServeBackend, args: NormalizedArgv) -> None:
@@ -64,7 +59,12 @@ def _exit_code(code: object) -> int:
 
 def _run(label: str, backend: ServeBackend, args: NormalizedArgv) -> int:
     """Run *backend* on *args* inside the owned process tree; return the exit code."""
+    from sglang.cli.serve._cleanup import Terminated, owned_process_tree
+    from sglang.runtime.optional import MissingComponentError
+    from sglang.sdk.serve import ServeRequest
+
     _check_model_path(label, backend, args)
+    configure_logging()
     _load_plugins()
     request = ServeRequest(argv=args.argv, model_path=args.model_path)
     try:
@@ -84,6 +84,8 @@ def _run(label: str, backend: ServeBackend, args: NormalizedArgv) -> int:
         print(f"sglang serve: error: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
+        import traceback
+
         traceback.print_exc()
         print(
             f"sglang serve: error: serve backend {label} failed: {type(exc).__name__}: {exc}",
@@ -103,13 +105,17 @@ def serve(argv: Sequence[str]) -> int:
 
     Errors the operator can fix are one line on stderr, never a traceback.
     """
-    _configure_logging()
     try:
         args = normalize_argv(argv)
         registry = read_registry()
         if args.help and args.model_type == AUTO:
+            from sglang.cli.serve._help import format_help
+
             print(format_help(registry))
             return 0
+        from sglang.cli.serve._routing import select_backend
+        from sglang.sdk.serve import ServeRequest
+
         request = ServeRequest(argv=args.argv, model_path=args.model_path)
         loaded = select_backend(registry, args.model_type, request)
         return _run(loaded.label, loaded.backend, args)
@@ -124,7 +130,6 @@ def run_backend(backend: ServeBackend, argv: Sequence[str], *, name: str) -> int
     normalisation, model-path check, plugin loading and process cleanup,
     without reading the registry. *name* labels messages.
     """
-    _configure_logging()
     try:
         return _run(repr(name), backend, normalize_argv(argv))
     except ServeError as exc:

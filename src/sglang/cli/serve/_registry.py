@@ -13,16 +13,16 @@ the same message.
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
-
 from sglang._version import __version__
-from sglang.cli.serve._errors import ServeError
+from sglang.cli.serve._errors import LOGGER, ServeError, warn
 from sglang.cli.serve._table import BUILTIN_BACKENDS, RESERVED_NAMES
-from sglang.cli.serve._validate import check_backend
 from sglang.runtime.discovery import EntryPointRecord, duplicate_names, entry_point_index
+from sglang.sdk._record import Record
 from sglang.sdk.constants import SERVE_BACKENDS_GROUP
-from sglang.sdk.serve import ServeBackend
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sglang.sdk.serve import ServeBackend
 
 __all__ = [
     "LOGGER",
@@ -32,15 +32,10 @@ __all__ = [
     "read_registry",
 ]
 
-LOGGER = "sglang.cli.serve"
-"""The logger that carries the registry's warnings."""
-
-_logger = logging.getLogger(LOGGER)
 _GROUP_TABLE = f'[project.entry-points."{SERVE_BACKENDS_GROUP}"]'
 
 
-@dataclass(frozen=True)
-class Rejection:
+class Rejection(Record):
     """Why a serve-backend name is unusable.
 
     Attributes:
@@ -67,11 +62,10 @@ class Rejection:
 
     def warn(self) -> None:
         """Log :meth:`message` as one WARNING."""
-        _logger.warning("%s", self.message())
+        warn(self.message())
 
 
-@dataclass(frozen=True)
-class LoadedBackend:
+class LoadedBackend(Record):
     """A backend whose factory ran and whose result passed the checks.
 
     Attributes:
@@ -177,6 +171,8 @@ class ServeBackendRegistry:
         Raises:
             ServeError: with the rejection's message when any step fails.
         """
+        from sglang.cli.serve._validate import check_backend
+
         return LoadedBackend(record, check_backend(record, _reject))
 
 

@@ -12,17 +12,13 @@
 
 from __future__ import annotations
 
-import logging
-
 from sglang.cli.serve._argv import AUTO
-from sglang.cli.serve._errors import ServeError
-from sglang.cli.serve._registry import LOGGER, LoadedBackend, ServeBackendRegistry
+from sglang.cli.serve._errors import ServeError, warn
+from sglang.cli.serve._registry import LoadedBackend, ServeBackendRegistry
 from sglang.cli.serve._table import FALLBACK_BACKEND
 from sglang.sdk.serve import ServeBackendDetection, ServeRequest
 
 __all__ = ["select_backend"]
-
-_logger = logging.getLogger(LOGGER)
 
 
 def _detect(loaded: LoadedBackend, request: ServeRequest) -> bool:
@@ -33,20 +29,15 @@ def _detect(loaded: LoadedBackend, request: ServeRequest) -> bool:
     try:
         verdict: object = detect(request)
     except Exception as exc:
-        _logger.warning(
-            "serve backend %s: its detector raised %s: %s; it claims nothing under "
-            "--model-type auto (choose a backend with --model-type NAME)",
-            loaded.label,
-            type(exc).__name__,
-            exc,
+        warn(
+            f"serve backend {loaded.label}: its detector raised {type(exc).__name__}: {exc}; "
+            f"it claims nothing under --model-type auto (choose a backend with --model-type NAME)"
         )
         return False
     if not isinstance(verdict, ServeBackendDetection):
-        _logger.warning(
-            "serve backend %s: its detector returned %r, not a ServeBackendDetection; "
-            "it claims nothing under --model-type auto",
-            loaded.label,
-            verdict,
+        warn(
+            f"serve backend {loaded.label}: its detector returned {verdict!r}, not a "
+            f"ServeBackendDetection; it claims nothing under --model-type auto"
         )
         return False
     return verdict is ServeBackendDetection.MATCH
@@ -60,7 +51,7 @@ def _auto(registry: ServeBackendRegistry, request: ServeRequest) -> LoadedBacken
         try:
             loaded = registry.load(record)
         except ServeError as exc:
-            _logger.warning("%s", exc)
+            warn(str(exc))
             continue
         if _detect(loaded, request):
             matches.append(loaded)
