@@ -48,9 +48,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
     tokens = list(sys.argv[1:] if argv is None else argv)
-    if tokens == ["--version"]:  # the common probe, without building the parser
-        print(f"sglang {__version__}")
-        raise SystemExit(0)  # as argparse's version action does
     if tokens[:1] == ["serve"]:
         from sglang.cli.serve import serve
 
