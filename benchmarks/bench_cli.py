@@ -103,7 +103,7 @@ def run_once(argv: Sequence[str], env: dict[str, str]) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "bench_cli").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 repetitions (smoke run)")
     parser.add_argument("--repeat", type=int, default=21)
     args = parser.parse_args(argv)

@@ -123,3 +123,19 @@ def test_model_type_last_wins_and_after_double_dash_is_the_backends(tmp_path: Pa
     ).check()
     assert ran(result) == ["beta"]
     assert '[["--model-path", "m", "--", "--model-type", "x"], "m"]' in result.stdout
+
+
+def test_srt_plugins_load_before_the_backend_runs(tmp_path: Path) -> None:
+    from sglang.sdk.constants import SRT_PLUGINS_GROUP
+    from tests.support.dists import Dist
+
+    plugin = Dist(
+        "hook-dist",
+        entry_points={SRT_PLUGINS_GROUP: {"hooky": "hooky_plugin:register"}},
+        modules={"hooky_plugin.py": "def register():\n    print('PLUGIN LOADED', flush=True)\n"},
+    )
+    site = make_site(tmp_path, plugin, backend("dist-a", "alpha", "none"))
+    out = sglang(site, "serve", "m", "--model-type", "alpha").check().stdout.splitlines()
+    assert out.index("PLUGIN LOADED") < next(i for i, line in enumerate(out) if line[:4] == "RAN ")
+    help_out = sglang(site, "serve", "--model-type", "llm", "--help").check().stdout
+    assert help_out.index("PLUGIN LOADED") < help_out.index("usage: sglang serve")
