@@ -30,5 +30,6 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 nitpicky = False
 exclude_patterns = ["_build"]
-html_theme = "alabaster"
+html_theme = "furo"
+html_title = f"sglang plugin system {__version__}"
 html_static_path: list[str] = []
