@@ -21,6 +21,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "sglang_docs",
+    "sglang_reference_check",
 ]
 
 autodoc_member_order = "bysource"
