@@ -1,0 +1,1 @@
+"""Entry points of SGLang Diffusion: the offline generator and the HTTP server."""
