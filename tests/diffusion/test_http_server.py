@@ -20,6 +20,7 @@ from tests.support.isolation import clean_environment
 from tests.support.processes import HAS_PROC, wait_gone
 
 SERVE = """
+import sys
 from sglang.multimodal_gen.runtime.entrypoints.http_server import launch_server
 from sglang.multimodal_gen.runtime.server_args import prepare_server_args
 
