@@ -135,6 +135,30 @@ def test_a_child_warns_naming_runtime_modules_imported_before_its_hooks(
     assert "sglang.multimodal_gen.runtime.layers.custom_op" in warnings[0]
 
 
+LEFT_RUNNING = """
+    import json
+    from sglang.multimodal_gen import DiffGenerator
+
+    if __name__ == "__main__":
+        gen = DiffGenerator.from_pretrained(model_path={model!r})
+        print("RESULT " + json.dumps({{"pids": [i["pid"] for i in gen.worker_info.values()]}}))
+        # no shutdown(): the interpreter's exit stops the workers
+"""
+
+
+def test_a_script_that_never_shuts_down_ends_by_itself(tmp_path: Path, tiny_model: Path) -> None:
+    import time
+
+    start = time.monotonic()
+    result = run_script(tmp_path, LEFT_RUNNING.format(model=str(tiny_model)), timeout=120)
+    pids = result_json(result)["pids"]
+    elapsed = time.monotonic() - start
+    assert isinstance(pids, list)
+    assert wait_gone(pids, timeout=5)
+    assert "failed" not in result.stderr  # asked to stop, not cut off mid-message
+    assert elapsed < 90
+
+
 ORPHAN = """
     import os, sys
     from sglang.multimodal_gen import DiffGenerator

@@ -11,10 +11,12 @@ and at interpreter exit.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import re
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,15 @@ if TYPE_CHECKING:
 __all__ = ["DiffGenerator"]
 
 _EXIT_GRACE = 5.0
+
+
+_live: weakref.WeakSet[DiffGenerator] = weakref.WeakSet()
+
+
+@atexit.register  # registered after the bootstrap's own handler, so it runs first
+def _shutdown_live_generators() -> None:
+    for generator in list(_live):
+        generator.shutdown()
 
 
 def _slug(text: str) -> str:
@@ -71,6 +82,7 @@ class DiffGenerator:
         self._group, self.worker_info = launch_scheduler_processes(
             server_args, envs.start_timeout()
         )
+        _live.add(self)
 
     @classmethod
     def from_pretrained(cls, model_path: str | None = None, **kwargs: Any) -> DiffGenerator:
@@ -132,6 +144,7 @@ class DiffGenerator:
         with self._lock:
             first, self._closed = not self._closed, True
         if first:
+            _live.discard(self)
             with contextlib.suppress(OSError):  # a worker that is gone is terminated below
                 for rank in self._group.specs:
                     self._group.send(rank, ShutdownRequest())

@@ -1,22 +1,22 @@
 """The diffusion HTTP server: ``/v1/images/generations`` (OpenAI shape) and ``/health``.
 
-:func:`launch_server` starts a ``DiffGenerator``
-(its workers run the plugin steps and hooks before any runtime module is
-imported in them) and serves it on ``--host``/``--port`` until SIGINT or
-SIGTERM; the workers are stopped on every exit path. With ``--api-key``
-every endpoint requires ``Authorization: Bearer KEY``. Requests are
-validated strictly: unknown fields, ``n`` other than 1, a malformed
-``size`` or a bad parameter are a 400 in the OpenAI error shape.
+:func:`launch_server` starts the HTTP server child, which registers the
+plugins and applies their hooks before it imports
+:mod:`sglang.multimodal_gen.runtime.launch_server`; there a ``DiffGenerator``
+starts the scheduler workers and uvicorn serves :func:`build_app` on
+``--host``/``--port`` until SIGINT or SIGTERM, the workers stopped on every
+exit path. With ``--api-key`` every endpoint requires ``Authorization:
+Bearer KEY``. Requests are validated strictly: unknown fields, ``n`` other
+than 1, a malformed ``size`` or a bad parameter are a 400 in the OpenAI
+error shape.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import io
 import re
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import FastAPI, Request
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["ImageGenerationRequest", "build_app", "launch_server"]
 
 _SIZE = re.compile(r"^(\d+)x(\d+)$")
+_STOP_GRACE = 20.0  # the child stops its own workers first
 
 
 class ImageGenerationRequest(BaseModel):
@@ -114,25 +115,42 @@ def build_app(generator: DiffGenerator, api_key: str | None = None) -> FastAPI:
 
 
 def launch_server(server_args: ServerArgs) -> None:
-    """Start the workers and serve until interrupted; the workers stop on every exit path."""
-    import uvicorn
+    """Serve *server_args*' model until SIGINT or SIGTERM, from an HTTP server child.
 
-    from sglang.multimodal_gen.runtime.entrypoints.diff_generator import DiffGenerator
+    The child (``worker_bootstrap.HTTPServerProcessSpec``) registers the
+    plugins and applies their hooks before it imports
+    ``runtime.launch_server``; it starts the scheduler workers itself. A
+    signal here stops the child, which stops its workers first.
 
-    class Server(uvicorn.Server):
-        """uvicorn, minus re-raising the stop signal: the workers are stopped first."""
+    Raises:
+        sglang.runtime.bootstrap.WorkerFailedError: The server child failed
+            (its error and traceback text are in the message).
+    """
+    import signal
 
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            with super().capture_signals():
-                yield
-                captured = getattr(self, "_captured_signals", None)
-                if isinstance(captured, list):
-                    captured.clear()  # a signal is how this server is meant to stop
+    from sglang.multimodal_gen import envs
+    from sglang.multimodal_gen.runtime.managers.worker_bootstrap import (
+        HTTPServerProcessSpec,
+        ServerArgsPayload,
+    )
+    from sglang.multimodal_gen.runtime.platforms.plugins import apply_plugin_hooks
+    from sglang.runtime.bootstrap import WorkerGroup
 
-    with DiffGenerator(server_args) as generator:
-        app = build_app(generator, server_args.api_key)
-        config = uvicorn.Config(
-            app, host=server_args.host, port=server_args.port, log_level=server_args.log_level
-        )
-        Server(config).run()
+    apply_plugin_hooks()
+    server_args.check_server_args()
+    payload = ServerArgsPayload.from_server_args(server_args)
+    group = WorkerGroup([HTTPServerProcessSpec.for_server(payload)])
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        group.start().wait_ready(timeout=envs.start_timeout())
+        group.processes[0].join()
+        if group.processes[0].exitcode not in (0, None):
+            group.recv(0, timeout=1)  # raises with the child's own error
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        group.shutdown(grace=_STOP_GRACE)

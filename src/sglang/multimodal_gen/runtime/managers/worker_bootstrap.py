@@ -10,8 +10,12 @@ in order::
     materialise ServerArgs
     resolve and call the (patched) gpu_worker.run_scheduler_process
 
-A child that finds runtime modules already imported (the launching script's
-module scope ran again in it) logs one WARNING naming each of them.
+The HTTP server child (:class:`HTTPServerProcessSpec`) registers the
+plugins and applies their hooks before it imports
+``sglang.multimodal_gen.runtime.launch_server`` or materialises the
+arguments, for the same reason. A child that finds runtime modules
+already imported (the launching script's module scope ran again in it)
+logs one WARNING naming each of them.
 Importing this module imports no diffusion runtime module and no torch.
 """
 
@@ -28,10 +32,13 @@ if TYPE_CHECKING:
     from sglang.multimodal_gen.runtime.server_args import ServerArgs
 
 __all__ = [
+    "HTTP_STEPS",
+    "HTTP_TARGET",
     "SERVER_ARGS_TYPE",
     "STEPS",
     "TARGET",
     "WATCHED_MODULES",
+    "HTTPServerProcessSpec",
     "SchedulerProcessSpec",
     "ServerArgsPayload",
     "launch_scheduler_processes",
@@ -49,6 +56,12 @@ STEPS = (
 
 TARGET = "sglang.multimodal_gen.runtime.managers.gpu_worker:run_scheduler_process"
 """The scheduler child's target, resolved after the hooks are applied."""
+
+HTTP_STEPS = STEPS[1:]
+"""The HTTP server child's start-up steps: plugin registration, then hook application."""
+
+HTTP_TARGET = "sglang.multimodal_gen.runtime.launch_server:run_http_server"
+"""The HTTP server child's target, resolved after the hooks are applied."""
 
 WATCHED_MODULES = (
     "sglang.multimodal_gen.runtime.managers.gpu_worker",
@@ -92,6 +105,22 @@ class SchedulerProcessSpec(WorkerSpec):
             payload=payload,
             steps=STEPS,
             rank=rank,
+            watched_modules=WATCHED_MODULES,
+        )
+
+
+@dataclass(frozen=True)
+class HTTPServerProcessSpec(WorkerSpec):
+    """The HTTP server child: plugins and hooks first, then ``runtime.launch_server``."""
+
+    @classmethod
+    def for_server(cls, payload: ServerArgsPayload) -> HTTPServerProcessSpec:
+        """The spec of the one HTTP server process."""
+        return cls(
+            name="diffusion HTTP server",
+            target=HTTP_TARGET,
+            payload=payload,
+            steps=HTTP_STEPS,
             watched_modules=WATCHED_MODULES,
         )
 
