@@ -139,9 +139,12 @@ def register_hooks():
 """
 
 HOOK_TARGET = """
+import sys
+
 from rec_platform import record
 
 record("lifecycle apply_plugin_hooks")
+record(f"server module imported: {'sglang.multimodal_gen.runtime.launch_server' in sys.modules}")
 
 
 def marker():

@@ -16,6 +16,7 @@ import httpx
 import pytest
 from PIL import Image
 
+from tests.diffusion.support import recording_site
 from tests.support.isolation import clean_environment
 from tests.support.processes import HAS_PROC, wait_gone
 
@@ -155,3 +156,45 @@ def test_sigterm_stops_the_server_and_its_workers(tmp_path: Path, tiny_model: Pa
     assert proc.wait(timeout=30) == 0, proc.stdout.read() if proc.stdout else ""
     assert children
     assert wait_gone(children, timeout=10)
+
+
+def test_the_http_child_applies_hooks_before_importing_the_server_module(
+    tmp_path: Path, tiny_model: Path
+) -> None:
+    site = recording_site(tmp_path / "site")
+    events = tmp_path / "events.txt"
+    script = tmp_path / "serve.py"
+    script.write_text(SERVE, encoding="utf-8")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    env.update(
+        SGLANG_DIFFUSION_PLATFORM_OVERRIDE="recording",
+        REC_EVENTS=str(events),
+        PYTHONPATH=os.pathsep.join([str(site.root), env.get("PYTHONPATH", "")]),
+    )
+    proc = subprocess.Popen(
+        [str(clean_environment().python), str(script), str(tiny_model), "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    by_pid: dict[int, list[str]] = {}
+    for line in events.read_text().splitlines():
+        pid, _, text = line.partition(" ")
+        by_pid.setdefault(int(pid), []).append(text)
+    launcher = by_pid.pop(proc.pid)
+    assert "lifecycle load_plugins" in launcher
+    servers = [texts for texts in by_pid.values() if "lifecycle init_backend" not in texts]
+    (http_child,) = servers  # the scheduler child is the one that initialised the backend
+    assert http_child[:3] == [
+        "lifecycle load_plugins",
+        "lifecycle apply_plugin_hooks",
+        "server module imported: False",
+    ]
