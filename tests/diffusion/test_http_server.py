@@ -22,10 +22,11 @@ from tests.support.processes import HAS_PROC, wait_gone
 
 SERVE = """
 import sys
-from sglang.multimodal_gen.runtime.entrypoints.http_server import launch_server
-from sglang.multimodal_gen.runtime.server_args import prepare_server_args
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # spawn re-runs this scope in the server child: keep it empty
+    from sglang.multimodal_gen.runtime.entrypoints.http_server import launch_server
+    from sglang.multimodal_gen.runtime.server_args import prepare_server_args
+
     launch_server(prepare_server_args(sys.argv[1:]))
 """
 
@@ -153,7 +154,9 @@ def test_sigterm_stops_the_server_and_its_workers(tmp_path: Path, tiny_model: Pa
         int(x) for x in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
     ]
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 0, proc.stdout.read() if proc.stdout else ""
+    output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, output
+    assert "already imported" not in output
     assert children
     assert wait_gone(children, timeout=10)
 
