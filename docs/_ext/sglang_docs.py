@@ -13,6 +13,7 @@ import ast
 import inspect
 import itertools
 from collections.abc import Mapping
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -100,8 +101,40 @@ class OperationsDirective(Directive):
         return [_table(["operation", "status", "default", "area", "meaning"], rows)]
 
 
+def _shared_prefix(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def _prefer_nearest_module() -> None:
+    """Resolve a short name both runtimes define (``ServerArgs``) to the referrer's runtime.
+
+    When a fuzzy lookup finds several objects, keep those whose dotted path
+    shares the most leading parts with the referring module; Sphinx then
+    prefers the canonical one among them as usual.
+    """
+    from sphinx.domains.python import PythonDomain
+
+    original = PythonDomain.find_obj
+
+    def find_obj(self: PythonDomain, env: Any, modname: str, classname: str, name: str,
+                 type: str | None, searchmode: int = 0) -> Any:  # fmt: skip
+        matches = original(self, env, modname, classname, name, type, searchmode)
+        if len(matches) > 1 and modname:
+            best = max(_shared_prefix(modname, found) for found, _ in matches)
+            matches = [m for m in matches if _shared_prefix(modname, m[0]) == best]
+        return matches
+
+    PythonDomain.find_obj = find_obj  # type: ignore[method-assign]
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     """Register the directives."""
+    _prefer_nearest_module()
     app.add_directive("sglang-constants", ConstantsDirective)
     app.add_directive("sglang-operations", OperationsDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -41,6 +41,8 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     # the top-level face lends out sglang.Engine, loaded on first access
     "sglang": frozenset({"sglang.srt"}),
     "sglang.sdk": frozenset(),
+    # the checkpoint writers build the runtime's own modules to get their parameters
+    "sglang.testing": frozenset({"sglang", "sglang.sdk", "sglang.multimodal_gen"}),
     CORE: frozenset({"sglang", "sglang.sdk"}),
     "sglang.runtime.builtin": frozenset({"sglang", "sglang.sdk", CORE}),
     "sglang.runtime.hooks": frozenset({"sglang", "sglang.sdk", CORE}),

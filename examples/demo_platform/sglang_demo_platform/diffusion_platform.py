@@ -29,8 +29,11 @@ class DemoDiffusionPlatform(Platform):
         return "demo"
 
     def init_backend(self) -> None:
-        """One-time backend setup; the demo only counts the calls."""
+        """One-time backend setup: count the call, register the demo custom ops."""
         type(self).init_backend_calls += 1
+        from sglang_demo_platform.diffusion_ops import install
+
+        install()
 
     def get_device(self, local_rank: int) -> torch.device:
         """Every rank uses host memory."""

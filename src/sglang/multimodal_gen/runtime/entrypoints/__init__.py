@@ -1,1 +1,2 @@
-"""Entry points of the SGLang Diffusion runtime: its ``sglang serve`` backend."""
+"""Entry points of SGLang Diffusion: the offline generator, the HTTP server and its
+``sglang serve`` backend."""
