@@ -37,6 +37,10 @@ class SuiteRun:
         """The outcome the report gives *clause_id*."""
         return outcomes(self.report)[clause_id]
 
+    def outcome_map(self) -> dict[str, str]:
+        """Clause id -> outcome."""
+        return outcomes(self.report)
+
     def failed(self) -> set[str]:
         """The ids of the failed clauses."""
         return {cid for cid, outcome in outcomes(self.report).items() if outcome == "failed"}

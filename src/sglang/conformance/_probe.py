@@ -98,6 +98,24 @@ def process_state() -> dict[str, object]:
     }
 
 
+def _torch_import_threads() -> int:
+    """The threads a bare ``import torch`` starts, in a new interpreter.
+
+    ACT-03 judges importing torch; ACT-02 discounts the threads that import starts.
+    """
+    import subprocess
+
+    code = (
+        "import os; n = len(os.listdir('/proc/self/task')); import torch; "
+        "print(len(os.listdir('/proc/self/task')) - n)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    try:
+        return int(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return 0
+
+
 def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -121,6 +139,9 @@ def activation_facts(runtime: str, name: str) -> dict[str, object]:
         result = None
     facts["seconds"] = time.perf_counter() - start
     facts["after"] = process_state()
+    facts["torch_threads"] = 0
+    if facts["after"]["torch"] and not before["torch"]:  # type: ignore[index]
+        facts["torch_threads"] = _torch_import_threads()
     facts["result"] = result if isinstance(result, str | None) else repr(result)
     facts["result_type"] = type(result).__name__
     facts["class_error"] = None

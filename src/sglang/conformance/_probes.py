@@ -39,16 +39,33 @@ def run_python(
     )
 
 
+def torch_import_seconds(importtime: str) -> float:
+    """The seconds ``import torch`` took, read from ``python -X importtime`` output (0 if absent)."""
+    for line in importtime.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) == 3 and fields[2].strip() == "torch":
+            try:
+                return int(fields[1]) / 1e6
+            except ValueError:
+                return 0.0
+    return 0.0
+
+
 def _facts(args: Sequence[str]) -> dict[str, object]:
-    proc = run_python(["-m", "sglang.conformance._probe", *args])
+    proc = run_python(["-X", "importtime", "-m", "sglang.conformance._probe", *args])
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith('{"facts"'):
             facts: dict[str, object] = json.loads(line)["facts"]
+            facts["torch_seconds"] = torch_import_seconds(proc.stderr)
             return facts
     raise ProbeError(
         f"the probe `{' '.join(args)}` exited {proc.returncode} without reporting:\n"
-        f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+        f"{proc.stdout[-2000:]}\n{_without_importtime(proc.stderr)[-4000:]}"
     )
+
+
+def _without_importtime(stderr: str) -> str:
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith("import time:"))
 
 
 @functools.cache

@@ -56,8 +56,11 @@ class TestActivation:
         facts = _facts(sglang_target)
         _called(facts)
         before, after = _state(facts, "before")["threads"], _state(facts, "after")["threads"]
-        assert after == before, (
-            f"the activation callback started {after} - {before} thread(s); start threads in "
+        allowance = facts["torch_threads"]  # torch's own import threads: ACT-03 judges the import
+        assert isinstance(before, int) and isinstance(after, int) and isinstance(allowance, int)
+        started = after - before - allowance
+        assert started <= 0, (
+            f"the activation callback started {started} thread(s); start threads in "
             f"init_backend() instead"
         )
 
@@ -102,11 +105,11 @@ class TestActivation:
     def test_is_fast(self, sglang_target: Target) -> None:
         """Import and call together take less than a second."""
         facts = _facts(sglang_target)
-        seconds = facts["seconds"]
-        assert isinstance(seconds, float)
-        assert seconds < ACTIVATION_SECONDS, (
-            f"the activation callback took {seconds:.2f} s (limit {ACTIVATION_SECONDS} s); "
-            f"defer heavy imports to the platform class module"
+        seconds, torch_seconds = facts["seconds"], facts["torch_seconds"]
+        own = float(seconds) - float(torch_seconds)  # type: ignore[arg-type]  # importing torch is judged by ACT-03
+        assert own < ACTIVATION_SECONDS, (
+            f"the activation callback took {own:.2f} s (limit {ACTIVATION_SECONDS} s, "
+            f"importing torch not counted); defer heavy work to the platform class module"
         )
 
     @clause("ACT-07")
@@ -116,12 +119,28 @@ class TestActivation:
         _called(facts)
         if facts["result"] is None:
             pytest.skip("the callback returned None: the device is unavailable on this machine")
+        if facts["result_type"] != "str":
+            pytest.skip("the callback returned no qualname (see ACT-01)")
         assert facts["class_error"] is None, facts["class_error"]
 
     @clause("ACT-08")
     def test_selection_accepts_the_plugin(self, sglang_target: Target) -> None:
-        """Platform selection in the suite's own process succeeds."""
-        if sglang_target.error is not None:
-            pytest.fail(f"platform selection rejected the plugin: {sglang_target.error}")
+        """Platform selection in the suite's own process succeeds.
+
+        When an earlier activation clause already explains the rejection
+        (the callback raised, returned a wrong value, or named a bad class),
+        this clause defers to it.
+        """
         if sglang_target.is_builtin:
             pytest.skip("a built-in platform is selected: there is no plugin to accept")
+        if sglang_target.error is None:
+            return
+        if sglang_target.entry_point is not None:
+            facts = _probes.activation(sglang_target.runtime, sglang_target.entry_point.name)
+            explained = facts["error"] or facts["class_error"] or facts["result_type"] not in (
+                "str",
+                "NoneType",
+            )
+            if explained:
+                pytest.skip(f"see ACT-01 and ACT-07: {sglang_target.error}")
+        pytest.fail(f"platform selection rejected the plugin: {sglang_target.error}")

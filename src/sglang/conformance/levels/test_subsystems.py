@@ -119,7 +119,7 @@ class TestSubsystems:
         assert not missing, f"{cls.__qualname__} lacks GraphRunner members {missing}"
 
     @clause("SUB-06")
-    def test_default_attention_backend(self, sglang_target: Target) -> None:
+    def test_default_attention_backend(self, sglang_target: Target, sglang_platform: Any) -> None:
         """The default backend name is registered (after ``init_backend()``) and fits the protocol."""
         from sglang.srt.layers.attention import get_attention_backend_cls
 
