@@ -124,7 +124,7 @@ class Suite:
             if found is None:
                 continue
             item.user_properties.append((CLAUSE_PROPERTY, found.id))
-            item.extra_keyword_matches.update({found.id, found.level.prefix})
+            item.extra_keyword_matches.update({found.id, found.level.value})
             xfail = self.expectations.xfail.get(found.id)
             if xfail is not None:
                 item.add_marker(pytest.mark.xfail(reason=f"expected: {xfail}", strict=True))

@@ -7,8 +7,12 @@ built-in CPU platform selected.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,7 @@ from sglang.conformance._clauses import clause
 from sglang.conformance._target import Target
 from sglang.sdk import constants
 
-__all__ = ["PROMPTS", "TestEndToEnd"]
+__all__ = ["PROMPTS", "TestEndToEnd", "device_ids", "test_model"]
 
 PROMPTS = ("Hello world", "The quick brown fox")
 """What the test model is asked to continue."""
@@ -52,18 +56,26 @@ def _generate(model: Path, tp: int, cpu: bool = False) -> list[list[int]]:
     pytest.fail(f"{where} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def sglang_test_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny generated llama checkpoint."""
+@functools.cache
+def test_model() -> Path:
+    """The tiny generated llama checkpoint (made once per process, removed at exit)."""
     from sglang.testing.make_model import make_model
 
-    return make_model(tmp_path_factory.mktemp("conformance-model") / "llama", arch="llama")
+    folder = Path(tempfile.mkdtemp(prefix="sglang-conformance-model-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return make_model(folder / "llama", arch="llama")
 
 
-@pytest.fixture(scope="session")
-def sglang_device_ids(sglang_test_model: Path) -> list[list[int]]:
-    """The device's greedy tokens with one rank."""
-    return _generate(sglang_test_model, 1)
+@pytest.fixture
+def sglang_test_model() -> Path:
+    """The tiny generated llama checkpoint."""
+    return test_model()
+
+
+@functools.cache
+def device_ids(model: Path) -> list[list[int]]:
+    """The device's greedy tokens with one rank (generated once per process)."""
+    return _generate(model, 1)
 
 
 def _is_builtin_cpu(target: Target) -> bool:
@@ -75,10 +87,10 @@ class TestEndToEnd:
 
     @clause("E2E-01")
     def test_srt_matches_cpu(
-        self, sglang_target: Target, sglang_platform: Any, sglang_test_model: Path,
-        sglang_device_ids: list[list[int]],
+        self, sglang_target: Target, sglang_platform: Any, sglang_test_model: Path
     ) -> None:
         """Greedy tokens on the device equal the built-in CPU platform's."""
+        sglang_device_ids = device_ids(sglang_test_model)
         assert all(len(ids) > 0 for ids in sglang_device_ids), sglang_device_ids
         if _is_builtin_cpu(sglang_target):
             return  # the device is the CPU: this run is the reference
@@ -88,10 +100,9 @@ class TestEndToEnd:
         )
 
     @clause("E2E-02")
-    def test_two_ranks_agree(
-        self, sglang_platform: Any, sglang_test_model: Path, sglang_device_ids: list[list[int]]
-    ) -> None:
+    def test_two_ranks_agree(self, sglang_platform: Any, sglang_test_model: Path) -> None:
         """``tp_size=2`` with the platform's distributed backend generates what one rank does."""
+        sglang_device_ids = device_ids(sglang_test_model)
         two = _generate(sglang_test_model, 2)
         assert two == sglang_device_ids, f"two ranks generated {two}, one rank {sglang_device_ids}"
 
