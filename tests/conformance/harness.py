@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.support.dists import REPO_ROOT, Dist, Site
 from tests.support.isolation import clean_environment, plugin_free_env
@@ -31,7 +32,7 @@ class SuiteRun:
 
     returncode: int
     output: str
-    report: dict[str, object]
+    report: dict[str, Any]
 
     def outcome(self, clause_id: str) -> str:
         """The outcome the report gives *clause_id*."""
@@ -74,8 +75,15 @@ def run_suite(
     child_env.update(env or {})
     proc = subprocess.run(
         [
-            str(clean_environment().python), "-m", "pytest", "--sglang-conformance",
-            "-p", "no:cacheprovider", "--sglang-conformance-report", str(report), *args,
+            str(clean_environment().python),
+            "-m",
+            "pytest",
+            "--sglang-conformance",
+            "-p",
+            "no:cacheprovider",
+            "--sglang-conformance-report",
+            str(report),
+            *args,
         ],
         cwd=work,
         capture_output=True,

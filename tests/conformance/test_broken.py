@@ -60,7 +60,9 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
 def test_broken_plugin_is_caught_by_its_clause_only(tmp_path: Path, case: Case) -> None:
-    module = "conformance_broken.serve" if case.group == SERVE_BACKENDS_GROUP else "conformance_broken"
+    module = (
+        "conformance_broken.serve" if case.group == SERVE_BACKENDS_GROUP else "conformance_broken"
+    )
     dist = Dist(
         "conformance-broken",
         "0.0.1",

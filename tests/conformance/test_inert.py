@@ -51,7 +51,9 @@ def test_a_normal_run_is_unchanged(tmp_path: Path) -> None:
     (tmp_path / "test_trivial.py").write_text(TRIVIAL, encoding="utf-8")
     installed = _pytest(tmp_path, "-v")
     without = _pytest(tmp_path, "-v", "-p", "no:sglang_conformance")
-    assert "sglang-0.1.0" in next(line for line in installed.splitlines() if line.startswith("plugins:"))
+    assert "sglang-0.1.0" in next(
+        line for line in installed.splitlines() if line.startswith("plugins:")
+    )
     assert _normalised(installed) == _normalised(without)
     assert "2 passed" in installed
 

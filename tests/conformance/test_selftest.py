@@ -39,7 +39,9 @@ DEMO_DIST = Dist(
     },
 )
 GOOD_SERVE = Dist(
-    "conformance-serve", "0.0.1", entry_points={SERVE_BACKENDS_GROUP: {"ok": "conformance_broken.serve:good"}}
+    "conformance-serve",
+    "0.0.1",
+    entry_points={SERVE_BACKENDS_GROUP: {"ok": "conformance_broken.serve:good"}},
 )
 
 
@@ -69,16 +71,18 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
 def _check_schema(run: SuiteRun) -> None:
     report = run.report
     assert list(report) == REPORT_KEYS
-    assert set(report["plugin"]) == {"entry_point", "distribution", "version"}  # type: ignore[arg-type]
+    assert set(report["plugin"]) == {"entry_point", "distribution", "version"}
     levels = {level.value for level in Level}
     clauses = report["clauses"]
     assert isinstance(clauses, list)
     for item in clauses:
         assert list(item) == ["id", "level", "rule", "outcome", "reason"]
-        assert item["level"] in levels and item["outcome"] in OUTCOMES
+        assert item["level"] in levels
+        assert item["outcome"] in OUTCOMES
         assert item["rule"] == CLAUSES[item["id"]].rule
     summary = report["summary"]
-    assert isinstance(summary, dict) and list(summary) == list(OUTCOMES)
+    assert isinstance(summary, dict)
+    assert list(summary) == list(OUTCOMES)
     assert sum(summary.values()) == len(clauses)
 
 
@@ -86,7 +90,16 @@ def test_cpu_platform_passes_every_clause(cpu_run: SuiteRun) -> None:
     assert cpu_run.returncode == 0, cpu_run.output[-6000:]
     assert cpu_run.failed() == set()
     assert set(cpu_run.outcome_map()) == set(CLAUSES)  # every clause reported
-    for clause_id in ("CON-01", "DEV-04", "SUB-02", "SUB-04", "LIF-01", "LIF-02", "E2E-01", "E2E-02"):
+    for clause_id in (
+        "CON-01",
+        "DEV-04",
+        "SUB-02",
+        "SUB-04",
+        "LIF-01",
+        "LIF-02",
+        "E2E-01",
+        "E2E-02",
+    ):
         assert cpu_run.outcome(clause_id) == "passed", clause_id
     for clause_id in ("SRV-01", "SRV-02", "SRV-03"):  # --sglang-runtime all tests every backend
         assert cpu_run.outcome(clause_id) == "passed", clause_id
@@ -127,7 +140,7 @@ def test_terminal_summary_lists_clauses_by_level(demo_run: SuiteRun) -> None:
 
 
 def test_diffusion_end_to_end_says_why_it_skips(demo_run: SuiteRun) -> None:
-    (item,) = [c for c in demo_run.report["clauses"] if c["id"] == "E2E-03"]  # type: ignore[union-attr]
+    (item,) = [c for c in demo_run.report["clauses"] if c["id"] == "E2E-03"]
     assert item["outcome"] == "skipped"
     assert "DiffGenerator is not importable" in item["reason"]
 
@@ -147,10 +160,16 @@ def test_xdist_and_keyword_selection(tmp_path: Path) -> None:
 
 def test_exitfirst_stops_at_the_first_failing_clause(tmp_path: Path) -> None:
     broken = Dist(
-        "conformance-broken", entry_points={SRT_PLATFORMS_GROUP: {"broken": "conformance_broken:memory_lies"}}
+        "conformance-broken",
+        entry_points={SRT_PLATFORMS_GROUP: {"broken": "conformance_broken:memory_lies"}},
     )
-    run = run_suite(tmp_path, ["-x", "-k", "contract or device or subsystems"], dists=[broken], sources=[BROKEN],
-                    env={"SGLANG_PLATFORM": "broken"})
+    run = run_suite(
+        tmp_path,
+        ["-x", "-k", "contract or device or subsystems"],
+        dists=[broken],
+        sources=[BROKEN],
+        env={"SGLANG_PLATFORM": "broken"},
+    )
     assert run.returncode == 1
     assert run.failed() == {"DEV-01"}
     assert not any(cid.startswith("SUB") for cid in run.outcome_map())  # never reached
@@ -163,15 +182,21 @@ def test_expectations_file(tmp_path: Path) -> None:
         '[skip]\nDEV-02 = "our capability query needs a driver update"\n',
         encoding="utf-8",
     )
-    good = Dist("conformance-broken", entry_points={SRT_PLATFORMS_GROUP: {"broken": "conformance_broken:good"}})
+    good = Dist(
+        "conformance-broken",
+        entry_points={SRT_PLATFORMS_GROUP: {"broken": "conformance_broken:good"}},
+    )
     run = run_suite(
-        tmp_path, ["--sglang-conformance-expect", str(expect), "-k", "contract or DEV-02"],
-        dists=[good], sources=[BROKEN], env={"SGLANG_PLATFORM": "broken"},
+        tmp_path,
+        ["--sglang-conformance-expect", str(expect), "-k", "contract or DEV-02"],
+        dists=[good],
+        sources=[BROKEN],
+        env={"SGLANG_PLATFORM": "broken"},
     )
     assert run.returncode == 1  # the strict expected failure passed
     assert run.outcome("CON-01") == "failed"
     assert run.outcome("DEV-02") == "skipped"
-    (skip,) = [c for c in run.report["clauses"] if c["id"] == "DEV-02"]  # type: ignore[union-attr]
+    (skip,) = [c for c in run.report["clauses"] if c["id"] == "DEV-02"]
     assert "our capability query needs a driver update" in skip["reason"]
     assert "expectations file names unknown clause ids: XYZ-99" in run.output
     assert "stale expected failures (they passed): CON-01" in run.output
@@ -179,12 +204,18 @@ def test_expectations_file(tmp_path: Path) -> None:
 
 def test_a_rejected_plugin_skips_every_later_level(tmp_path: Path) -> None:
     broken = Dist(
-        "conformance-broken", entry_points={SRT_PLATFORMS_GROUP: {"broken": "conformance_broken:returns_class"}}
+        "conformance-broken",
+        entry_points={SRT_PLATFORMS_GROUP: {"broken": "conformance_broken:returns_class"}},
     )
-    run = run_suite(tmp_path, ["-k", "activation or contract or device or lifecycle"], dists=[broken], sources=[BROKEN],
-                    env={"SGLANG_PLATFORM": "broken"})
+    run = run_suite(
+        tmp_path,
+        ["-k", "activation or contract or device or lifecycle"],
+        dists=[broken],
+        sources=[BROKEN],
+        env={"SGLANG_PLATFORM": "broken"},
+    )
     assert run.failed() == {"ACT-01"}
-    for item in run.report["clauses"]:  # type: ignore[union-attr]
+    for item in run.report["clauses"]:
         if not item["id"].startswith("ACT"):
             assert item["outcome"] == "skipped"
             assert "platform selection rejected the plugin" in item["reason"], item

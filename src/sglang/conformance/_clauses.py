@@ -43,7 +43,7 @@ class Level(enum.Enum):
 
     @property
     def prefix(self) -> str:
-        """The clause-id prefix: ``ACT``, ``CON``, ``DEV``, ``SUB``, ``OPS``, ``LIF``, ``E2E``, ``SRV``."""
+        """The clause-id prefix (``ACT``, ``CON``, ``DEV``, ``SUB``, ``OPS``, ``LIF``, ...)."""
         return _PREFIXES[self]
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import pytest
 
 from sglang.conformance._clauses import clause_of
+from sglang.conformance._stash import suite_of
 from sglang.conformance._target import Target
 
 __all__ = [
     "pytest_generate_tests",
     "sglang_platform",
-    "sglang_serve_backend",
     "sglang_suite",
     "sglang_target",
 ]
@@ -27,8 +27,6 @@ __all__ = [
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize ``sglang_runtime`` and ``sglang_serve_backend``."""
-    from sglang.conformance._session import suite_of
-
     suite = suite_of(metafunc.config)
     found = clause_of(metafunc.function)
     if "sglang_runtime" in metafunc.fixturenames:
@@ -49,7 +47,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if names:
             params = [pytest.param(name, id=name) for name in names]
         else:
-            reason = "no serve backend under test (--sglang-serve-backend NAME, or --sglang-runtime all)"
+            reason = (
+                "no serve backend under test (--sglang-serve-backend NAME, or --sglang-runtime all)"
+            )
             params = [pytest.param("", id="none", marks=pytest.mark.skip(reason=reason))]
         metafunc.parametrize("sglang_serve_backend", params, scope="session")
 
@@ -57,16 +57,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def sglang_suite(request: pytest.FixtureRequest) -> object:
     """The run's :class:`~sglang.conformance._session.Suite`."""
-    from sglang.conformance._session import suite_of
-
     return suite_of(request.config)
 
 
 @pytest.fixture
 def sglang_target(request: pytest.FixtureRequest, sglang_runtime: str) -> Target:
     """The target of the runtime under test."""
-    from sglang.conformance._session import suite_of
-
     return suite_of(request.config).targets[sglang_runtime]
 
 
@@ -76,10 +72,10 @@ def sglang_platform(request: pytest.FixtureRequest, sglang_target: Target) -> ob
     if sglang_target.platform is None:
         pytest.skip(f"platform selection rejected the plugin: {sglang_target.error}")
     found = clause_of(getattr(request.node, "function", None))
-    if found is not None and found.capability is not None:
-        if found.capability not in sglang_target.capabilities:
-            pytest.skip(
-                f"the platform does not declare the {found.capability.value} capability "
-                f"(see sglang.sdk.capabilities)"
-            )
+    capability = found.capability if found is not None else None
+    if capability is not None and capability not in sglang_target.capabilities:
+        pytest.skip(
+            f"the platform does not declare the {capability.value} capability "
+            f"(see sglang.sdk.capabilities)"
+        )
     return sglang_target.platform

@@ -25,7 +25,11 @@ _INIT_STEPS = {
         "sglang.multimodal_gen.runtime.platforms.plugins:load_plugins",
     ),
 }
-_MODEL_MODULES = ("sglang.srt.models", "sglang.srt.model_executor", "sglang.multimodal_gen.runtime.models")
+_MODEL_MODULES = (
+    "sglang.srt.models",
+    "sglang.srt.model_executor",
+    "sglang.multimodal_gen.runtime.models",
+)
 _state: dict[str, Any] = {"calls": 0, "models_imported": [], "error": None, "seconds": None}
 
 
@@ -39,7 +43,7 @@ def count_init_backend(runtime: str = "srt") -> None:
     """Wrap the selected platform class's ``init_backend`` to count its calls (a start-up step)."""
     from sglang.runtime.selection import resolve_platform
 
-    cls = type(resolve_platform(_spec(runtime)))
+    cls: Any = type(resolve_platform(_spec(runtime)))
     original = cls.init_backend
 
     def counted(self: object) -> None:
@@ -51,7 +55,7 @@ def count_init_backend(runtime: str = "srt") -> None:
         finally:
             _state["seconds"] = time.perf_counter() - start
 
-    cls.init_backend = counted  # type: ignore[method-assign]
+    cls.init_backend = counted
 
 
 def count_srt() -> None:

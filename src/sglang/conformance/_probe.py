@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 __all__ = ["activation_facts", "main", "process_state", "serve_facts"]
 
@@ -74,7 +75,7 @@ def _torch_devices() -> list[str]:
         try:
             if callable(check) and check():
                 initialised.append(f"torch.{name}")
-        except Exception:  # noqa: S112 - a backend that cannot answer has no context
+        except Exception:
             continue
     return initialised
 
@@ -86,7 +87,9 @@ def process_state() -> dict[str, object]:
     from sglang.runtime.spec import DIFFUSION, SRT
 
     touched = [
-        spec.name for spec in (SRT, DIFFUSION) if _states.get(spec).selection.state is not GateState.PENDING
+        spec.name
+        for spec in (SRT, DIFFUSION)
+        if _states.get(spec).selection.state is not GateState.PENDING
     ]
     return {
         "threads": _threads(),
@@ -134,7 +137,7 @@ def activation_facts(runtime: str, name: str) -> dict[str, object]:
     try:
         callback = record.load()
         result = callback()  # type: ignore[operator]
-    except BaseException as exc:  # noqa: BLE001 - the clause reports it
+    except BaseException as exc:
         facts["error"] = _error(exc)
         result = None
     facts["seconds"] = time.perf_counter() - start
@@ -148,8 +151,11 @@ def activation_facts(runtime: str, name: str) -> dict[str, object]:
     if isinstance(result, str) and result.strip():
         try:
             build_platform(
-                spec, result.strip(), source=f"{spec.title} platform plugin {name!r}",
-                dist_name=record.dist_name, plugin=True,
+                spec,
+                result.strip(),
+                source=f"{spec.title} platform plugin {name!r}",
+                dist_name=record.dist_name,
+                plugin=True,
             )
         except Exception as exc:
             facts["class_error"] = _error(exc)
@@ -166,7 +172,7 @@ def serve_facts(name: str, model_dir: str) -> dict[str, object]:
     facts: dict[str, object] = {"factory_error": None}
     try:
         backend = record.load()()  # type: ignore[operator]
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         facts["factory_error"] = _error(exc)
         return facts
     facts["backend_type"] = f"{type(backend).__module__}.{type(backend).__qualname__}"
@@ -207,7 +213,7 @@ def _guarded_network() -> list[str]:
     return attempts
 
 
-def _detect(detect: object, model_dir: str, request_cls: type, verdicts: type) -> dict[str, object]:
+def _detect(detect: Any, model_dir: str, request_cls: Any, verdicts: Any) -> dict[str, object]:
     requests = [
         request_cls(argv=("--model-path", model_dir), model_path=model_dir),
         request_cls(argv=("--model-path", "org/unknown-model"), model_path="org/unknown-model"),
@@ -219,13 +225,18 @@ def _detect(detect: object, model_dir: str, request_cls: type, verdicts: type) -
     error = None
     try:
         for request in requests:
-            verdict = detect(request)  # type: ignore[operator]
+            verdict = detect(request)
             results.append(verdict.name if isinstance(verdict, verdicts) else f"bad {verdict!r}")
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         error = _error(exc)
     time.sleep(0.05)  # let a thread the detector started show up
-    return {"before": before, "after": process_state(), "results": results, "error": error,
-            "network": list(network)}
+    return {
+        "before": before,
+        "after": process_state(),
+        "results": results,
+        "error": error,
+        "network": list(network),
+    }
 
 
 def _help(run: object, request_cls: type) -> dict[str, object]:
@@ -242,19 +253,33 @@ def _help(run: object, request_cls: type) -> dict[str, object]:
         code = 0
     except SystemExit as exc:
         code = exc.code if exc.code is not None else 0
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         error = _error(exc)
     children = _children()
-    return {"before": before, "after": process_state(), "code": code, "error": error,
-            "children": children, "output": out.getvalue()[-500:]}
+    return {
+        "before": before,
+        "after": process_state(),
+        "code": code,
+        "error": error,
+        "children": children,
+        "output": out.getvalue()[-500:],
+    }
 
 
 def _children() -> list[int]:
+    """The pids of this process's live children (Linux; empty elsewhere)."""
+    pids: list[int] = []
     try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil is in the torch and serve extras
-        return []
-    return [child.pid for child in psutil.Process().children(recursive=True)]
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return pids
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as handle:
+                pids.extend(int(pid) for pid in handle.read().split())
+        except OSError:
+            continue
+    return sorted(pids)
 
 
 def main(argv: list[str]) -> int:

@@ -40,7 +40,7 @@ def run_python(
 
 
 def torch_import_seconds(importtime: str) -> float:
-    """The seconds ``import torch`` took, read from ``python -X importtime`` output (0 if absent)."""
+    """The seconds ``import torch`` took, from ``python -X importtime`` output (0 if absent)."""
     for line in importtime.splitlines():
         fields = line.removeprefix("import time:").split("|")
         if len(fields) == 3 and fields[2].strip() == "torch":

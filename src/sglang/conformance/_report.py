@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sglang.conformance._clauses import CLAUSES
 
-__all__ = ["OUTCOMES", "CLAUSE_PROPERTY", "ClauseResult", "Outcomes", "report_document"]
+__all__ = ["CLAUSE_PROPERTY", "OUTCOMES", "ClauseResult", "Outcomes", "report_document"]
 
 OUTCOMES = ("passed", "failed", "skipped", "xfailed")
 """The outcomes a clause can have, as the JSON report spells them."""
@@ -100,7 +100,7 @@ class Outcomes:
 
     def summary(self) -> dict[str, int]:
         """``{outcome: count}`` over the clauses, every outcome present."""
-        counts = dict.fromkeys(OUTCOMES, 0)
+        counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
         for result in self.results.values():
             counts[result.outcome] += 1
         return counts

@@ -18,6 +18,7 @@ from sglang.conformance import _fixtures
 from sglang.conformance._clauses import CLAUSES, clause_of
 from sglang.conformance._expect import Expectations, ExpectationsError, load_expectations
 from sglang.conformance._report import CLAUSE_PROPERTY, Outcomes, report_document, write_report
+from sglang.conformance._stash import SUITE_KEY
 from sglang.conformance._target import (
     Target,
     build_targets,
@@ -25,7 +26,7 @@ from sglang.conformance._target import (
     serve_backend_names,
 )
 
-__all__ = ["LEVEL_MODULES", "SUITE_VERSION", "Suite", "configure", "suite_of"]
+__all__ = ["LEVEL_MODULES", "SUITE_VERSION", "Suite", "configure"]
 
 SUITE_VERSION = "1.0"
 """The version of the clause set; it changes whenever a clause is added or its rule changes."""
@@ -43,8 +44,6 @@ LEVEL_MODULES = (
 """The level modules, in level order, in :mod:`sglang.conformance.levels`."""
 
 LEVELS_DIR = Path(__file__).resolve().parent / "levels"
-
-_SUITE_KEY = pytest.StashKey["Suite"]()
 
 
 def _version(distribution: str) -> str:
@@ -72,7 +71,7 @@ class Suite:
         prepare_environment(config.getoption("sglang_platform"), self.runtimes, os.environ)
         self.targets: dict[str, Target] = build_targets(self.runtimes)
         self.serve_backends = serve_backend_names(
-            list(config.getoption("sglang_serve_backends")), runtime
+            list(config.getoption("sglang_serve_backends") or []), runtime
         )
         self.report_path: str | None = config.getoption("sglang_conformance_report")
         self.outcomes = Outcomes()
@@ -156,12 +155,17 @@ class Suite:
         counts = ", ".join(f"{n} {o}" for o, n in self.outcomes.summary().items())
         write(f"clauses: {counts}")
         if self.expectations.unknown:
-            write(f"expectations file names unknown clause ids: {', '.join(self.expectations.unknown)}")
+            unknown = ", ".join(self.expectations.unknown)
+            write(f"expectations file names unknown clause ids: {unknown}")
         stale = [
             cid
             for cid in self.expectations.xfail
-            if cid in self.outcomes.results and self.outcomes.results[cid].outcome == "failed"
-            and any("XPASS" in reason or "[XPASS" in reason for reason in self.outcomes.results[cid].reasons)
+            if cid in self.outcomes.results
+            and self.outcomes.results[cid].outcome == "failed"
+            and any(
+                "XPASS" in reason or "[XPASS" in reason
+                for reason in self.outcomes.results[cid].reasons
+            )
         ]
         if stale:
             write(f"stale expected failures (they passed): {', '.join(stale)}")
@@ -186,11 +190,6 @@ def _device(target: Target) -> str:
     return f"{name} ({kind})"
 
 
-def suite_of(config: pytest.Config) -> Suite:
-    """Return the run's :class:`Suite` (only with ``--sglang-conformance``)."""
-    return config.stash[_SUITE_KEY]
-
-
 def _suite_args(config: pytest.Config) -> None:
     """Collect the level modules: alone by default, after the paths the user gave."""
     files = [str(LEVELS_DIR / name) for name in LEVEL_MODULES]
@@ -201,10 +200,10 @@ def _suite_args(config: pytest.Config) -> None:
 
 def configure(config: pytest.Config) -> None:
     """Set the suite up for this run (called from the plugin's ``pytest_configure``)."""
-    if _SUITE_KEY in config.stash:
+    if SUITE_KEY in config.stash:
         return
     suite = Suite(config)
-    config.stash[_SUITE_KEY] = suite
+    config.stash[SUITE_KEY] = suite
     _suite_args(config)
     config.pluginmanager.register(suite, "sglang-conformance-session")
     config.pluginmanager.register(_fixtures, "sglang-conformance-fixtures")

@@ -37,10 +37,13 @@ def override_problems(base: Callable[..., object], override: Callable[..., objec
     problems: list[str] = []
     for index, param in enumerate(p for p in theirs if p.kind in (*_POSITIONAL, _P.KEYWORD_ONLY)):
         mine = by_name.get(param.name)
-        if param.kind in _POSITIONAL and param.kind is not _P.KEYWORD_ONLY:
-            if index < len(positional) and positional[index].name != param.name and mine is None:
-                if param.kind is _P.POSITIONAL_ONLY:
-                    mine = positional[index]
+        if (
+            param.kind is _P.POSITIONAL_ONLY
+            and mine is None
+            and index < len(positional)
+            and positional[index].name != param.name
+        ):
+            mine = positional[index]  # positional-only: the name is not part of the contract
         if mine is None:
             if (param.kind is _P.KEYWORD_ONLY and takes_kwargs) or (
                 param.kind in _POSITIONAL and takes_args and takes_kwargs
@@ -69,13 +72,16 @@ def _namespace() -> dict[str, object]:
 
     from sglang.sdk import srt_runtime
 
-    names: dict[str, object] = {"torch": torch, "AbstractContextManager": contextlib.AbstractContextManager}
+    names: dict[str, object] = {
+        "torch": torch,
+        "AbstractContextManager": contextlib.AbstractContextManager,
+    }
     names.update({name: getattr(srt_runtime, name) for name in srt_runtime.__all__})
     return names
 
 
 def resolved_return(function: Callable[..., object]) -> tuple[bool, object]:
-    """``(True, annotation)`` when *function*'s return annotation resolves, else ``(False, None)``."""
+    """``(True, annotation)`` if *function*'s return annotation resolves, else ``(False, None)``."""
     try:
         hints = typing.get_type_hints(function, localns=_namespace())
     except Exception:
@@ -106,7 +112,10 @@ def _is_subtype(ours: object, theirs: object) -> bool:
         if not issubclass(mine_base, their_base):
             return False
         if their_origin is type and our_origin is type:
-            return all(_subtype(a, b) for a, b in zip(typing.get_args(ours), typing.get_args(theirs), strict=False))
+            return all(
+                _subtype(a, b)
+                for a, b in zip(typing.get_args(ours), typing.get_args(theirs), strict=False)
+            )
         return True
     if isinstance(ours, type) and isinstance(theirs, type):
         if getattr(theirs, "_is_protocol", False):
@@ -118,11 +127,13 @@ def _is_subtype(ours: object, theirs: object) -> bool:
 
 
 def _subtype(ours: object, theirs: object) -> bool:
-    return all(any(_is_subtype(mine, their) for their in _members(theirs)) for mine in _members(ours))
+    return all(
+        any(_is_subtype(mine, their) for their in _members(theirs)) for mine in _members(ours)
+    )
 
 
 def return_problem(base: Callable[..., object], override: Callable[..., object]) -> str | None:
-    """Why *override*'s resolvable return annotation is not the base's or a subtype, if it is not."""
+    """Why *override*'s resolvable return annotation is not the base's or a subtype, if so."""
     known, theirs = resolved_return(base)
     mine_known, ours = resolved_return(override)
     if not known or not mine_known:
@@ -153,7 +164,9 @@ def conforms(value: object, annotation: object) -> bool:
             return False
         if len(args) == 2 and args[1] is Ellipsis:
             return all(conforms(item, args[0]) for item in value)
-        return len(args) == len(value) and all(conforms(v, a) for v, a in zip(value, args, strict=True))
+        return len(args) == len(value) and all(
+            conforms(v, a) for v, a in zip(value, args, strict=True)
+        )
     if origin is not None and isinstance(origin, type):
         if origin is Mapping or issubclass(origin, Mapping):
             return isinstance(value, Mapping)

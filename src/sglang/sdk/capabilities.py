@@ -67,15 +67,18 @@ def declared_capabilities(platform: object) -> frozenset[Capability]:
         try:
             if callable(method) and method() is True:
                 found.add(capability)
-        except Exception:  # noqa: S112 - a failing flag declares nothing; DEV clauses report it
+        except Exception:
             continue
-    listed: object = getattr(platform, CAPABILITIES_ATTRIBUTE, frozenset())
+    listed: object = getattr(platform, CAPABILITIES_ATTRIBUTE, None)
+    if listed is None:
+        return frozenset(found)
+    items: list[object] = list(listed) if isinstance(listed, frozenset | set) else []  # pyright: ignore[reportUnknownArgumentType]
     if not isinstance(listed, frozenset | set) or not all(
-        isinstance(item, Capability) for item in listed
+        isinstance(item, Capability) for item in items
     ):
         raise TypeError(
             f"{type(platform).__qualname__}.{CAPABILITIES_ATTRIBUTE} must be a frozenset of "
             f"sglang.sdk.capabilities.Capability members, got {listed!r}"
         )
-    found.update(listed)
+    found.update(item for item in items if isinstance(item, Capability))
     return frozenset(found)

@@ -57,7 +57,9 @@ class TestActivation:
         _called(facts)
         before, after = _state(facts, "before")["threads"], _state(facts, "after")["threads"]
         allowance = facts["torch_threads"]  # torch's own import threads: ACT-03 judges the import
-        assert isinstance(before, int) and isinstance(after, int) and isinstance(allowance, int)
+        assert isinstance(before, int)
+        assert isinstance(after, int)
+        assert isinstance(allowance, int)
         started = after - before - allowance
         assert started <= 0, (
             f"the activation callback started {started} thread(s); start threads in "
@@ -114,7 +116,7 @@ class TestActivation:
 
     @clause("ACT-07")
     def test_names_a_valid_platform_class(self, sglang_target: Target) -> None:
-        """The qualname imports to a constructible subclass of the base with ``PlatformEnum.OOT``."""
+        """The qualname imports to a subclass of the base with ``PlatformEnum.OOT``."""
         facts = _facts(sglang_target)
         _called(facts)
         if facts["result"] is None:
@@ -137,9 +139,14 @@ class TestActivation:
             return
         if sglang_target.entry_point is not None:
             facts = _probes.activation(sglang_target.runtime, sglang_target.entry_point.name)
-            explained = facts["error"] or facts["class_error"] or facts["result_type"] not in (
-                "str",
-                "NoneType",
+            explained = (
+                facts["error"]
+                or facts["class_error"]
+                or facts["result_type"]
+                not in (
+                    "str",
+                    "NoneType",
+                )
             )
             if explained:
                 pytest.skip(f"see ACT-01 and ACT-07: {sglang_target.error}")

@@ -19,15 +19,20 @@ def contract_names(base: type) -> list[str]:
     return sorted(name for name in dir(base) if not name.startswith("_"))
 
 
-def overrides(cls: type, base: type) -> Iterator[tuple[str, Callable[..., object], Callable[..., object]]]:
+def _unwrap(member: object) -> object:
+    return member.__func__ if isinstance(member, classmethod | staticmethod) else member
+
+
+def overrides(
+    cls: type, base: type
+) -> Iterator[tuple[str, Callable[..., object], Callable[..., object]]]:
     """``(name, base method, override)`` for every contract method *cls* redefines."""
     for name in contract_names(base):
         theirs = inspect.getattr_static(base, name)
         mine = inspect.getattr_static(cls, name)
         if mine is theirs:
             continue
-        unwrap = lambda f: f.__func__ if isinstance(f, classmethod | staticmethod) else f  # noqa: E731
-        theirs, mine = unwrap(theirs), unwrap(mine)
+        theirs, mine = _unwrap(theirs), _unwrap(mine)
         if inspect.isfunction(theirs) and callable(mine):
             yield name, theirs, mine
 
@@ -39,39 +44,53 @@ def _where(cls: type, name: str) -> str:
     return name
 
 
+def _problems(
+    target: Target,
+    platform: object,
+    check: Callable[[Callable[..., object], Callable[..., object]], list[str]],
+) -> list[str]:
+    """*check*'s findings for every override, each prefixed with where it is defined."""
+    cls = type(platform)
+    return [
+        f"{_where(cls, name)} {problem}"
+        for name, theirs, mine in overrides(cls, target.spec.platform_base)
+        for problem in check(theirs, mine)
+    ]
+
+
 class TestContract:
     """The platform class against its runtime's base class."""
 
     @clause("CON-01")
-    def test_overrides_keep_parameters(self, sglang_target: Target, sglang_platform: object) -> None:
+    def test_overrides_keep_parameters(
+        self, sglang_target: Target, sglang_platform: object
+    ) -> None:
         """No base parameter dropped or made required, no new required parameter."""
-        cls, base = type(sglang_platform), sglang_target.spec.platform_base
-        problems = [
-            f"{_where(cls, name)} {problem}"
-            for name, theirs, mine in overrides(cls, base)
-            for problem in override_problems(theirs, mine)
-        ]
+        problems = _problems(sglang_target, sglang_platform, override_problems)
         assert not problems, "signature drift from the sdk base class:\n" + "\n".join(problems)
 
     @clause("CON-02")
-    def test_overrides_keep_return_types(self, sglang_target: Target, sglang_platform: object) -> None:
+    def test_overrides_keep_return_types(
+        self, sglang_target: Target, sglang_platform: object
+    ) -> None:
         """A return annotation that resolves at run time is the base's type or a subtype."""
-        cls, base = type(sglang_platform), sglang_target.spec.platform_base
-        problems = [
-            f"{_where(cls, name)} {problem}"
-            for name, theirs, mine in overrides(cls, base)
-            if (problem := return_problem(theirs, mine)) is not None
-        ]
-        assert not problems, "return types incompatible with the sdk base class:\n" + "\n".join(problems)
+
+        def returns(theirs: Callable[..., object], mine: Callable[..., object]) -> list[str]:
+            problem = return_problem(theirs, mine)
+            return [] if problem is None else [problem]
+
+        problems = _problems(sglang_target, sglang_platform, returns)
+        assert not problems, "return types incompatible with the sdk base:\n" + "\n".join(problems)
 
     @clause("CON-03")
     def test_identity_is_consistent(self, sglang_target: Target, sglang_platform: object) -> None:
-        """Each ``is_*`` query agrees with ``_enum``; ``device_type`` and ``device_name`` are set."""
+        """Each ``is_*`` query agrees with ``_enum``; ``device_type`` and ``device_name`` set."""
         enum = getattr(sglang_platform, "_enum")  # noqa: B009
         wrong = [
             f"is_{name}() is {answer} but _enum is {enum.name}"
             for name in _IDENTITY
-            if (answer := getattr(sglang_platform, f"is_{name}")()) is not (enum.name == name.upper())
+            if (answer := getattr(sglang_platform, f"is_{name}")())
+            is not (enum.name == name.upper())
         ]
         if sglang_platform.is_out_of_tree() is not (enum is sglang_target.spec.oot_enum):  # type: ignore[attr-defined]
             wrong.append(f"is_out_of_tree() disagrees with _enum {enum.name}")
@@ -88,7 +107,7 @@ class TestContract:
     def test_no_public_names_outside_the_contract(
         self, sglang_target: Target, sglang_platform: object
     ) -> None:
-        """Public names the vendor's classes define are all contract names (helpers start with ``_``)."""
+        """Public names the vendor's classes define are contract names (helpers start ``_``)."""
         base = sglang_target.spec.platform_base
         allowed = set(contract_names(base))
         extra = sorted(

@@ -35,7 +35,9 @@ def _no_arguments(function: Callable[..., object]) -> bool:
     import inspect
 
     params = list(inspect.signature(function).parameters.values())[1:]
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params
+    )
 
 
 def active_queries(target: Target) -> list[str]:
@@ -44,9 +46,9 @@ def active_queries(target: Target) -> list[str]:
     names = []
     for name, operation in _tables(target.runtime).items():
         member = getattr(base, name, None)
-        if operation.status is OperationStatus.ACTIVE and name not in _SIDE_EFFECTS:
-            if not callable(member) or _no_arguments(member):
-                names.append(name)
+        active = operation.status is OperationStatus.ACTIVE and name not in _SIDE_EFFECTS
+        if active and (not callable(member) or _no_arguments(member)):
+            names.append(name)
     return names
 
 
@@ -87,7 +89,7 @@ class TestDevice:
 
     @clause("DEV-02")
     def test_capability(self, sglang_platform: Any) -> None:
-        """``get_device_capability()`` is a ``DeviceCapability`` of non-negative ints, or ``None``."""
+        """``get_device_capability()`` is a ``DeviceCapability`` of ints >= 0, or ``None``."""
         from sglang.sdk.device import DeviceCapability
 
         capability = _call(sglang_platform, "get_device_capability")
@@ -124,18 +126,19 @@ class TestDevice:
 
     @clause("DEV-04")
     def test_process_group(self, sglang_platform: Any) -> None:
-        """A world-size-1 group initialises with the backend string and all-reduces on the device."""
+        """A world-size-1 group initialises with the backend string and all-reduces."""
         import torch
         import torch.distributed as dist
 
         backend = _call(sglang_platform, "get_torch_distributed_backend_str")
-        assert isinstance(backend, str) and backend, f"backend string {backend!r}"
+        assert isinstance(backend, str), f"backend string {backend!r}"
+        assert backend, "get_torch_distributed_backend_str() returned an empty string"
         if dist.is_initialized():
             pytest.skip("torch.distributed is already initialised in this process")
         device = sglang_platform.get_device(0)
         sglang_platform.set_device(device)
         with tempfile.NamedTemporaryFile(prefix="sglang-conformance-store-") as handle:
-            store = dist.FileStore(handle.name, 1)
+            store = getattr(dist, "FileStore")(handle.name, 1)  # noqa: B009 - not re-exported
             dist.init_process_group(backend, store=store, rank=0, world_size=1)
             try:
                 tensor = torch.ones(4, device=device)

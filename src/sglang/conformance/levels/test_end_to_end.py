@@ -23,7 +23,7 @@ from sglang.conformance._clauses import clause
 from sglang.conformance._target import Target
 from sglang.sdk import constants
 
-__all__ = ["PROMPTS", "TestEndToEnd", "device_ids", "test_model"]
+__all__ = ["PROMPTS", "TestEndToEnd", "device_ids", "make_test_model"]
 
 PROMPTS = ("Hello world", "The quick brown fox")
 """What the test model is asked to continue."""
@@ -57,7 +57,7 @@ def _generate(model: Path, tp: int, cpu: bool = False) -> list[list[int]]:
 
 
 @functools.cache
-def test_model() -> Path:
+def make_test_model() -> Path:
     """The tiny generated llama checkpoint (made once per process, removed at exit)."""
     from sglang.testing.make_model import make_model
 
@@ -69,7 +69,7 @@ def test_model() -> Path:
 @pytest.fixture
 def sglang_test_model() -> Path:
     """The tiny generated llama checkpoint."""
-    return test_model()
+    return make_test_model()
 
 
 @functools.cache

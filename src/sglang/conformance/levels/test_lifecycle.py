@@ -20,14 +20,19 @@ def _facts(*args: str) -> dict[str, Any]:
         if line.startswith('{"facts"'):
             facts: dict[str, Any] = json.loads(line)["facts"]
             return facts
-    pytest.fail(f"the lifecycle probe exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+    pytest.fail(
+        f"the lifecycle probe exited {proc.returncode}:\n"
+        f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    )
 
 
 class TestLifecycle:
     """What the runtime does with the platform while it starts."""
 
     @clause("LIF-01")
-    def test_server_args_defaults_are_valid(self, sglang_target: Target, sglang_platform: Any) -> None:
+    def test_server_args_defaults_are_valid(
+        self, sglang_target: Target, sglang_platform: Any
+    ) -> None:
         """SRT: ``ServerArgs`` built under the platform passes ``check_server_args()``.
 
         Diffusion has no reference server arguments yet: its hook must accept
@@ -48,7 +53,9 @@ class TestLifecycle:
         assert result is None, f"apply_server_args_defaults() returned {result!r}, not None"
 
     @clause("LIF-02")
-    def test_init_backend_once_per_worker(self, sglang_target: Target, sglang_platform: Any) -> None:
+    def test_init_backend_once_per_worker(
+        self, sglang_target: Target, sglang_platform: Any
+    ) -> None:
         """Two spawned workers each run ``init_backend()`` once, before any model module."""
         facts = _facts("init", sglang_target.runtime)
         assert facts["error"] is None, f"a worker failed to start: {facts['error']}"

@@ -31,15 +31,19 @@ def _close(actual: Any, expected: Any, dtype: str) -> None:
     import torch
 
     rtol, atol = TOLERANCES[dtype]
-    pairs = zip(actual, expected, strict=True) if isinstance(expected, tuple) else [(actual, expected)]
+    pairs = (
+        zip(actual, expected, strict=True) if isinstance(expected, tuple) else [(actual, expected)]
+    )
     for mine, theirs in pairs:
-        assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, (
-            f"{mine.dtype}{tuple(mine.shape)} differs from forward_native's {theirs.dtype}{tuple(theirs.shape)}"
-        )
+        shown = f"{mine.dtype}{tuple(mine.shape)} differs from forward_native's"
+        assert mine.dtype == theirs.dtype, f"{shown} {theirs.dtype}"
+        assert mine.shape == theirs.shape, f"{shown} {tuple(theirs.shape)}"
         torch.testing.assert_close(mine.cpu(), theirs, rtol=rtol, atol=atol)
 
 
-def check_op(target: Target, build: Callable[[int], Any], inputs: Callable[..., tuple[Any, ...]]) -> None:
+def check_op(
+    target: Target, build: Callable[[int], Any], inputs: Callable[..., tuple[Any, ...]]
+) -> None:
     """Compare the dispatched op with ``forward_native`` on the CPU over generated cases.
 
     *build(width)* makes the op; *inputs(op, rows, width, dtype, seed)* its CPU inputs.
@@ -53,11 +57,18 @@ def check_op(target: Target, build: Callable[[int], Any], inputs: Callable[..., 
     platform = initialised(target)
     probe = build(16)
     if probe.dispatch_source is DispatchSource.NATIVE:
-        pytest.skip(f"{probe.op_name} dispatches to forward_native on this platform: nothing to compare")
+        pytest.skip(
+            f"{probe.op_name} dispatches to forward_native on this platform: nothing to compare"
+        )
     device = platform.get_device(0)
 
-    @settings(max_examples=_EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=_EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(
         rows=st.integers(1, 9),
         width=st.sampled_from([8, 16, 64]),

@@ -64,13 +64,14 @@ class TestServe:
         assert help_["error"] is None, f"run(--help) raised {help_['error']}"
         assert help_["code"] == 0, f"run(--help) exited {help_['code']!r}"
         started = _new(help_["before"], help_["after"])
-        assert not started and not help_["children"], (
+        assert not started, f"run(--help) started something: {started}"
+        assert not help_["children"], (
             f"run(--help) started something: {started or ''} {help_['children'] or ''}"
         )
 
     @clause("SRV-03")
     def test_detect(self, sglang_serve_backend: str) -> None:
-        """``detect()`` returns a ``ServeBackendDetection`` and starts no thread, device or socket."""
+        """``detect()`` returns a ``ServeBackendDetection``; no thread, device or socket."""
         facts = _facts(sglang_serve_backend)
         _made(facts)
         if not facts["has_detect"]:

@@ -9,7 +9,12 @@ import pytest
 
 from sglang.conformance._clauses import clause
 from sglang.conformance._target import Target
-from sglang.conformance.levels._support import factory_class, initialised, missing_members, unbindable
+from sglang.conformance.levels._support import (
+    factory_class,
+    initialised,
+    missing_members,
+    unbindable,
+)
 
 __all__ = ["TestSubsystems"]
 
@@ -31,7 +36,9 @@ class TestSubsystems:
 
         cls = factory_class(sglang_platform, "get_mha_kv_pool_cls")
         problem = unbindable(cls, **_POOL, dtype=torch.float32, device=torch.device("cpu"))
-        assert problem is None, f"{cls.__qualname__}(...) does not take MHAKVPool's arguments: {problem}"
+        assert problem is None, (
+            f"{cls.__qualname__}(...) does not take MHAKVPool's arguments: {problem}"
+        )
         missing = missing_members(cls, ("num_pages", "page_size", "get_kv_buffer", "set_kv_buffer"))
         assert not missing, f"{cls.__qualname__} lacks MHAKVPool members {missing}"
 
@@ -64,17 +71,21 @@ class TestSubsystems:
             for (written_layer, slot), (k, v) in expected.items():
                 if written_layer != layer:
                     continue
-                assert torch.equal(k_host[slot], k) and torch.equal(v_host[slot], v), (
-                    f"the KV pool lost a write: layer {layer}, slot {slot}"
-                )
+                lost = f"the KV pool lost a write: layer {layer}, slot {slot}"
+                assert torch.equal(k_host[slot], k), f"{lost} (keys)"
+                assert torch.equal(v_host[slot], v), f"{lost} (values)"
 
     @clause("SUB-03")
     def test_allocator_class(self, sglang_platform: Any) -> None:
         """A class whose constructor and members are those of ``PagedAllocator``."""
         cls = factory_class(sglang_platform, "get_paged_allocator_cls")
         problem = unbindable(cls, num_pages=4, page_size=2)
-        assert problem is None, f"{cls.__qualname__}(...) does not take PagedAllocator's arguments: {problem}"
-        missing = missing_members(cls, ("num_pages", "page_size", "alloc", "free", "available_pages"))
+        assert problem is None, (
+            f"{cls.__qualname__}(...) does not take PagedAllocator's arguments: {problem}"
+        )
+        missing = missing_members(
+            cls, ("num_pages", "page_size", "alloc", "free", "available_pages")
+        )
         assert not missing, f"{cls.__qualname__} lacks PagedAllocator members {missing}"
 
     @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -98,7 +109,8 @@ class TestSubsystems:
                 assert want > free_before, f"alloc({want}) failed with {free_before} pages free"
                 assert allocator.available_pages() == free_before, "a failed alloc took pages"
                 continue
-            assert len(pages) == want and len(set(pages)) == want, f"alloc({want}) gave {pages}"
+            assert len(pages) == want, f"alloc({want}) gave {pages}"
+            assert len(set(pages)) == want, f"alloc({want}) repeated pages: {pages}"
             assert all(0 <= p < num_pages for p in pages), f"pages out of range: {pages}"
             assert not in_use & set(pages), f"pages handed out twice: {sorted(in_use & set(pages))}"
             assert allocator.available_pages() == free_before - want
@@ -107,7 +119,8 @@ class TestSubsystems:
             allocator.free(chunk)
         assert allocator.available_pages() == num_pages, "not every page came back"
         everything = allocator.alloc(num_pages)
-        assert everything is not None and sorted(everything) == list(range(num_pages))
+        assert everything is not None
+        assert sorted(everything) == list(range(num_pages))
 
     @clause("SUB-05")
     def test_graph_runner_class(self, sglang_platform: Any) -> None:
@@ -120,14 +133,17 @@ class TestSubsystems:
 
     @clause("SUB-06")
     def test_default_attention_backend(self, sglang_target: Target, sglang_platform: Any) -> None:
-        """The default backend name is registered (after ``init_backend()``) and fits the protocol."""
+        """The default backend is registered (after ``init_backend()``) and fits the protocol."""
         from sglang.srt.layers.attention import get_attention_backend_cls
 
         platform = initialised(sglang_target)
         name = platform.get_default_attention_backend()
-        assert isinstance(name, str) and name, f"get_default_attention_backend() returned {name!r}"
+        assert isinstance(name, str), f"get_default_attention_backend() returned {name!r}"
+        assert name, "get_default_attention_backend() returned an empty name"
         cls = get_attention_backend_cls(name)
         problem = unbindable(cls, object())
-        assert problem is None, f"attention backend {name!r}: {cls.__qualname__}(kv_pool) does not fit: {problem}"
+        assert problem is None, (
+            f"attention backend {name!r}: {cls.__qualname__}(kv_pool) does not fit: {problem}"
+        )
         missing = missing_members(cls, ("init_forward_metadata", "forward"))
         assert not missing, f"attention backend {name!r} lacks {missing}"

@@ -49,7 +49,7 @@ def slow() -> str | None:
 
 def returns_class() -> object:
     """Defect (ACT-01): the callback returns the class, not its qualname."""
-    from conformance_broken.platforms import Good
+    from .platforms import Good
 
     return Good
 

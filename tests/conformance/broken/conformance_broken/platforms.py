@@ -22,7 +22,7 @@ class Good(CpuSRTPlatform):
 class SignatureDrift(Good):
     """Renames ``verify_quantization``'s parameter ``quant``."""
 
-    def verify_quantization(self, method: str) -> None:  # type: ignore[override]
+    def verify_quantization(self, method: str) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Accept every method (under the wrong parameter name)."""
 
 
@@ -64,7 +64,7 @@ class LossyKVPool(Good):
 
     def get_mha_kv_pool_cls(self) -> type[MHAKVPool]:
         """The lossy pool."""
-        from conformance_broken.runtime import LossyPool
+        from .runtime import LossyPool
 
         return LossyPool
 
@@ -78,7 +78,7 @@ class WrongOp(Good):
 
     def init_backend(self) -> None:
         """Register the broken RMSNorm."""
-        from conformance_broken.runtime import install_wrong_rms_norm
+        from .runtime import install_wrong_rms_norm
 
         install_wrong_rms_norm()
 
