@@ -63,7 +63,8 @@ def sglang_suite(request: pytest.FixtureRequest) -> object:
 @pytest.fixture
 def sglang_target(request: pytest.FixtureRequest, sglang_runtime: str) -> Target:
     """The target of the runtime under test."""
-    return suite_of(request.config).targets[sglang_runtime]
+    target: Target = suite_of(request.config).targets[sglang_runtime]
+    return target
 
 
 @pytest.fixture
