@@ -219,3 +219,39 @@ def test_a_rejected_plugin_skips_every_later_level(tmp_path: Path) -> None:
         if not item["id"].startswith("ACT"):
             assert item["outcome"] == "skipped"
             assert "platform selection rejected the plugin" in item["reason"], item
+
+
+def test_an_unknown_platform_name_fails_the_catch_all_clause(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, ["--sglang-platform", "missing", "-k", "activation or contract"])
+    assert run.failed() == {"ACT-08"}
+    (item,) = [c for c in run.report["clauses"] if c["id"] == "ACT-08"]
+    assert "missing" in item["reason"]
+
+
+def test_a_bad_expectations_file_is_a_usage_error(tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.support.isolation import clean_environment, plugin_free_env
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[surprise]\nA = 'b'\n", encoding="utf-8")
+    proc = subprocess.run(
+        [
+            str(clean_environment().python),
+            "-m",
+            "pytest",
+            "--sglang-conformance",
+            "--sglang-platform",
+            "cpu",
+            "--sglang-conformance-expect",
+            str(bad),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=plugin_free_env(),
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 4, proc.stdout + proc.stderr  # pytest's usage error
+    assert "unknown table(s) surprise" in proc.stderr

@@ -9,7 +9,6 @@ report header, the terminal summary and the JSON report.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -207,5 +206,3 @@ def configure(config: pytest.Config) -> None:
     _suite_args(config)
     config.pluginmanager.register(suite, "sglang-conformance-session")
     config.pluginmanager.register(_fixtures, "sglang-conformance-fixtures")
-    if str(LEVELS_DIR.parent.parent.parent) not in sys.path:  # pragma: no cover - installed
-        sys.path.append(str(LEVELS_DIR.parent.parent.parent))
