@@ -61,14 +61,22 @@ def run_suite(
     dists: Sequence[Dist] = (),
     sources: Sequence[Path] = (),
     env: Mapping[str, str] | None = None,
+    files: Mapping[str, str] | None = None,
     timeout: float = 900,
 ) -> SuiteRun:
-    """Run the suite with *dists* installed and *sources* importable; return the run."""
+    """Run the suite with *dists* installed and *sources* importable; return the run.
+
+    *files* (relative path -> text) are written into the otherwise empty
+    working directory first, as a vendor's own test files.
+    """
     site = Site(tmp_path / "site")
     for dist in dists:
         site.install(dist)
     work = tmp_path / "vendor-repo"
     work.mkdir(exist_ok=True)
+    for relpath, text in (files or {}).items():
+        (work / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (work / relpath).write_text(text, encoding="utf-8")
     report = tmp_path / "report.json"
     child_env = plugin_free_env()
     child_env["PYTHONPATH"] = ":".join([str(site.root), *map(str, sources)])

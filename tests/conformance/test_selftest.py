@@ -86,6 +86,22 @@ def _check_schema(run: SuiteRun) -> None:
     assert sum(summary.values()) == len(clauses)
 
 
+def _check_header_summary_and_diffusion(demo_run: SuiteRun) -> None:
+    out = demo_run.output
+    assert "sglang conformance suite 1.0: sglang 0.1.0, torch 2.13.0" in out
+    assert "device Demo device 0 (cpu)" in out
+    assert (
+        "plugin: entry point demo = sglang_demo_platform:activate, distribution "
+        "sglang-demo-platform 0.1.0"
+    ) in out
+    summary = out.split("sglang conformance")[-1]
+    assert "activation:\n  ACT-01  passed" in summary
+    assert "clauses: " in summary
+    (item,) = [c for c in demo_run.report["clauses"] if c["id"] == "E2E-03"]
+    assert item["outcome"] == "skipped"
+    assert "DiffGenerator is not importable" in item["reason"]
+
+
 def test_cpu_platform_passes_every_clause(cpu_run: SuiteRun) -> None:
     assert cpu_run.returncode == 0, cpu_run.output[-6000:]
     assert cpu_run.failed() == set()
@@ -121,28 +137,8 @@ def test_demo_platform_passes_every_clause(demo_run: SuiteRun) -> None:
         "distribution": "sglang-demo-platform",
         "version": "0.1.0",
     }
-
-
-def test_header_names_suite_sglang_plugin_torch_and_device(demo_run: SuiteRun) -> None:
-    out = demo_run.output
-    assert "sglang conformance suite 1.0: sglang 0.1.0, torch 2.13.0" in out
-    assert "device Demo device 0 (cpu)" in out
-    assert (
-        "plugin: entry point demo = sglang_demo_platform:activate, distribution "
-        "sglang-demo-platform 0.1.0"
-    ) in out
-
-
-def test_terminal_summary_lists_clauses_by_level(demo_run: SuiteRun) -> None:
-    summary = demo_run.output.split("sglang conformance")[-1]
-    assert "activation:\n  ACT-01  passed" in summary
-    assert "clauses: " in summary
-
-
-def test_diffusion_end_to_end_says_why_it_skips(demo_run: SuiteRun) -> None:
-    (item,) = [c for c in demo_run.report["clauses"] if c["id"] == "E2E-03"]
-    assert item["outcome"] == "skipped"
-    assert "DiffGenerator is not importable" in item["reason"]
+    # one test per run: under pytest-xdist a module fixture runs once per worker
+    _check_header_summary_and_diffusion(demo_run)
 
 
 def test_xdist_and_keyword_selection(tmp_path: Path) -> None:
@@ -255,3 +251,29 @@ def test_a_bad_expectations_file_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert proc.returncode == 4, proc.stdout + proc.stderr  # pytest's usage error
     assert "unknown table(s) surprise" in proc.stderr
+
+
+VENDOR_TEST = """
+from sglang.conformance.levels import test_device
+
+
+class TestMyDevice(test_device.TestDevice):
+    def test_my_device_reports_memory(self, sglang_platform):
+        assert sglang_platform.get_device_total_memory() >= 2**20
+"""
+
+
+def test_a_vendor_subclass_runs_next_to_the_suite(tmp_path: Path) -> None:
+    run = run_suite(
+        tmp_path,
+        ["--sglang-platform", "cpu", "tests/test_my_device.py", "-k", "DEV-05 or reports", "-v"],
+        files={"tests/test_my_device.py": VENDOR_TEST},
+    )
+    assert run.returncode == 0, run.output[-4000:]
+    assert run.outcome_map() == {"DEV-05": "passed"}
+    assert (
+        "tests/test_my_device.py::TestMyDevice::test_my_device_reports_memory PASSED" in run.output
+    )
+    assert (
+        "tests/test_my_device.py::TestMyDevice::test_get_device_allocates[srt] PASSED" in run.output
+    )
