@@ -272,7 +272,8 @@ def test_a_vendor_subclass_runs_next_to_the_suite(tmp_path: Path) -> None:
     assert run.returncode == 0, run.output[-4000:]
     assert run.outcome_map() == {"DEV-05": "passed"}
     assert (
-        "tests/test_my_device.py::TestMyDevice::test_my_device_reports_memory PASSED" in run.output
+        "tests/test_my_device.py::TestMyDevice::test_my_device_reports_memory[srt] PASSED"
+        in run.output
     )
     assert (
         "tests/test_my_device.py::TestMyDevice::test_get_device_allocates[srt] PASSED" in run.output
