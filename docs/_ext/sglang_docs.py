@@ -3,7 +3,8 @@
 ``.. sglang-constants::`` lists every entry-point group, environment
 variable and API version from :mod:`sglang.sdk.constants`;
 ``.. sglang-operations:: TABLE`` renders one operation-status table
-(``DEVICE_OPERATIONS``, ``SRT_OPERATIONS`` or ``DIFFUSION_OPERATIONS``).
+(``DEVICE_OPERATIONS``, ``SRT_OPERATIONS`` or ``DIFFUSION_OPERATIONS``);
+``.. sglang-clauses::`` lists the conformance suite's clauses from its registry.
 The docs thus show the values the code uses, not copies of them.
 """
 
@@ -132,9 +133,30 @@ def _prefer_nearest_module() -> None:
     PythonDomain.find_obj = find_obj  # type: ignore[method-assign]
 
 
+class ClausesDirective(Directive):
+    """Render the conformance suite's clause registry, level by level."""
+
+    def run(self) -> list[nodes.Node]:
+        """Build the clause table from :data:`sglang.conformance.CLAUSES`."""
+        from sglang.conformance import CLAUSES
+
+        rows = [
+            [
+                item.id,
+                item.level.value,
+                ", ".join(item.runtimes) or "serve backends",
+                item.capability.value if item.capability is not None else "",
+                item.rule,
+            ]
+            for item in CLAUSES.values()
+        ]
+        return [_table(["clause", "level", "applies to", "needs", "rule"], rows)]
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     """Register the directives."""
     _prefer_nearest_module()
     app.add_directive("sglang-constants", ConstantsDirective)
     app.add_directive("sglang-operations", OperationsDirective)
+    app.add_directive("sglang-clauses", ClausesDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

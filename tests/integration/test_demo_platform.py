@@ -42,7 +42,7 @@ SRT_CHECK = """
     print("TORCH", "torch" in sys.modules)
     platforms.initialize_current_platform()
     platforms.initialize_current_platform()
-    print("INIT_CALLS", type(p).init_backend_calls)
+    print("INIT_CALLS", type(p)._init_backend_calls)
     print("DEVICE", p.get_device(0))
 """
 
@@ -55,7 +55,7 @@ DIFFUSION_CHECK = """
     print("MEMORY_OK", p.get_device_total_memory() > 0, p.get_available_gpu_memory() > 0)
     print("LOCAL", p.get_local_torch_device())
     platforms.initialize_current_platform()
-    print("INIT_CALLS", type(p).init_backend_calls)
+    print("INIT_CALLS", type(p)._init_backend_calls)
 """
 
 

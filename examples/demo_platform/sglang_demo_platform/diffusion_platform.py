@@ -21,7 +21,7 @@ class DemoDiffusionPlatform(Platform):
     device_type = "cpu"
     dispatch_key = "CPU"  # torch.library registrations target host memory
 
-    init_backend_calls: ClassVar[int] = 0
+    _init_backend_calls: ClassVar[int] = 0
     """How often :meth:`init_backend` ran in this process (for the demo and tests)."""
 
     def get_dispatch_key_name(self) -> str:
@@ -30,7 +30,7 @@ class DemoDiffusionPlatform(Platform):
 
     def init_backend(self) -> None:
         """One-time backend setup: count the call, register the demo custom ops."""
-        type(self).init_backend_calls += 1
+        type(self)._init_backend_calls += 1
         from sglang_demo_platform.diffusion_ops import install
 
         install()

@@ -1,2 +1,1 @@
-"""Entry points of SGLang Diffusion: the offline generator, the HTTP server and its
-``sglang serve`` backend."""
+"""Entry points of SGLang Diffusion: offline generator, HTTP server, serve backend."""
