@@ -62,7 +62,14 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     },
     # the conformance suite drives everything; nothing imports it
     "sglang.conformance": frozenset(
-        {"sglang", "sglang.sdk", CORE, *(f"{CORE}.{sub}" for sub in SUBPACKAGES), *DOCUMENTED}
+        {
+            "sglang",
+            "sglang.sdk",
+            "sglang.testing",
+            CORE,
+            *(f"{CORE}.{sub}" for sub in SUBPACKAGES),
+            *DOCUMENTED,
+        }
     ),
 }
 """Package -> the packages it may import (besides itself); arrows point down."""

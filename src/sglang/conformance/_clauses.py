@@ -180,7 +180,7 @@ CLAUSES: Mapping[str, Clause] = _table(
     ),
     Clause(
         "E2E-03",
-        "the reference diffusion pipeline generates on the device",
+        "a seeded image of the reference diffusion pipeline on the device equals the CPU's",
         ("diffusion",),
     ),
     Clause("SRV-01", "the factory returns a ServeBackend with a supported api_version", ()),

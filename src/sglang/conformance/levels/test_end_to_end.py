@@ -10,7 +10,6 @@ from __future__ import annotations
 import atexit
 import functools
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -107,18 +106,42 @@ class TestEndToEnd:
         assert two == sglang_device_ids, f"two ranks generated {two}, one rank {sglang_device_ids}"
 
     @clause("E2E-03")
-    def test_diffusion_generates(self, sglang_platform: Any, tmp_path: Path) -> None:
-        """The reference diffusion pipeline (``DiffGenerator``) generates on the device."""
-        try:
-            from sglang.multimodal_gen import DiffGenerator  # type: ignore[attr-defined]
-        except ImportError as exc:
-            pytest.skip(f"sglang.multimodal_gen.DiffGenerator is not importable ({exc})")
-        from sglang import testing
+    def test_diffusion_matches_cpu(
+        self, sglang_target: Target, sglang_platform: Any, tmp_path: Path
+    ) -> None:
+        """A seeded ``DiffGenerator`` image on the device equals the CPU's (mean diff <= 0.5)."""
+        from sglang.testing.make_diffusion_model import make_diffusion_model
 
-        make = getattr(testing, "make_diffusion_model", None)
-        assert make is not None, "sglang.testing.make_diffusion_model is missing"
-        model = make(tmp_path / "diffusion")
-        generator = DiffGenerator.from_pretrained(model_path=str(model))
-        result = generator.generate(prompt="a red square", seed=0)
-        assert result is not None, "DiffGenerator.generate() returned nothing"
-        os.environ.get("SGLANG_CONFORMANCE_KEEP")  # nothing kept: the result is checked in memory
+        model = make_diffusion_model(tmp_path / "diffusion")
+        device = _diffusion_pixels(model, cpu=False)
+        assert device, "the device generated an empty image"
+        if _is_builtin_cpu(sglang_target):
+            return  # the device is the CPU: this run is the reference
+        reference = _diffusion_pixels(model, cpu=True)
+        assert len(device) == len(reference), "the device's image has another size than the CPU's"
+        mean = sum(abs(a - b) for a, b in zip(device, reference, strict=True)) / len(device)
+        assert mean <= 0.5, f"mean pixel difference {mean:.3f} of 255 levels (at most 0.5)"
+
+
+_DIFFUSION_SCRIPT = """
+import sys
+from sglang.multimodal_gen import DiffGenerator
+if __name__ == "__main__":
+    params = {"seed": 0, "num_inference_steps": 4}
+    with DiffGenerator.from_pretrained(model_path=sys.argv[1]) as generator:
+        image = generator.generate("a red square", params)
+    print("\\nPIXELS " + image.convert("RGB").tobytes().hex())
+"""
+
+
+def _diffusion_pixels(model: Path, *, cpu: bool) -> bytes:
+    """The seeded image's RGB bytes, from the selected platform or the built-in CPU one."""
+    env = {constants.ENV_DIFFUSION_PLATFORM_OVERRIDE: "cpu"} if cpu else None
+    proc = _probes.run_python(["-c", _DIFFUSION_SCRIPT, str(model)], env=env, timeout=600)
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("PIXELS "):
+            return bytes.fromhex(line[7:])
+    where = "the CPU reference" if cpu else "the device run"
+    pytest.fail(
+        f"{where} of the diffusion pipeline failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+    )
