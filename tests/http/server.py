@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -67,7 +68,8 @@ class ServerProcess:
 
     def output(self) -> str:
         """What the server printed so far."""
-        self._log_file.flush()
+        if not self._log_file.closed:
+            self._log_file.flush()
         return self.log.read_text(errors="replace")
 
     def stop(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 30.0) -> int:
@@ -75,6 +77,21 @@ class ServerProcess:
         self.proc.send_signal(sig)
         try:
             return self.proc.wait(timeout)
+        finally:
+            self._log_file.close()
+
+    def wait_exit(self, timeout: float = START_TIMEOUT) -> int:
+        """Wait for the server to exit by itself, recording its children meanwhile."""
+        seen = {child.pid: child for child in self.children}
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                for child in psutil.Process(self.proc.pid).children(recursive=True):
+                    seen.setdefault(child.pid, child)
+            time.sleep(0.1)
+        self.children = list(seen.values())
+        try:
+            return self.proc.wait(1)
         finally:
             self._log_file.close()
 
@@ -87,9 +104,7 @@ class ServerProcess:
         """Kill the server and its children (cleanup after a failure)."""
         self.proc.kill()
         for child in self.children:
-            try:
+            with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
-            except psutil.NoSuchProcess:
-                pass
         self.proc.wait(10)
         self._log_file.close()

@@ -33,8 +33,10 @@ def test_generate_answers_like_engine_generate(http: httpx.Client) -> None:
     assert set(out) == {"text", "output_ids", "meta_info"}
     assert len(out["output_ids"]) == 10
     meta = out["meta_info"]
-    assert meta["completion_tokens"] == 10 and meta["finish_reason"] == {"type": "length"}
-    assert meta["prompt_tokens"] > 0 and isinstance(meta["id"], str)
+    assert meta["completion_tokens"] == 10
+    assert meta["finish_reason"] == {"type": "length"}
+    assert meta["prompt_tokens"] > 0
+    assert isinstance(meta["id"], str)
 
 
 def test_generate_from_ids_with_logprobs_and_a_batch(http: httpx.Client) -> None:
@@ -43,7 +45,8 @@ def test_generate_from_ids_with_logprobs_and_a_batch(http: httpx.Client) -> None
     assert ids.status_code == 200
     body = {"input_ids": [[5, 6, 7], [8, 9]], "sampling_params": GREEDY, "return_logprob": True}
     batch = http.post("/generate", json=body).json()
-    assert isinstance(batch, list) and len(batch) == 2
+    assert isinstance(batch, list)
+    assert len(batch) == 2
     for item in batch:
         triples = item["meta_info"]["output_token_logprobs"]
         assert [t for _, t, _ in triples] == item["output_ids"]
@@ -120,7 +123,8 @@ def test_a_client_that_disconnects_mid_stream_is_aborted(
             assert info(http)["running"] == 1
         # leaving both blocks closes the connection mid-stream
     state = wait_idle(http)
-    assert state["free_pages"] == state["total_pages"] and state["running"] == 0
+    assert state["free_pages"] == state["total_pages"]
+    assert state["running"] == 0
     assert generated_tokens(http) - before < 200  # it was stopped, not run to the end
 
 
@@ -138,7 +142,8 @@ def test_a_client_that_gives_up_on_a_plain_request_is_aborted(
             timeout=httpx.Timeout(60, read=0.3),
         )
     state = wait_idle(http)
-    assert state["free_pages"] == state["total_pages"] and state["running"] == 0
+    assert state["free_pages"] == state["total_pages"]
+    assert state["running"] == 0
     assert generated_tokens(http) - before < 200
 
 

@@ -73,8 +73,10 @@ def test_streamed_completion_equals_the_plain_one(client: openai.OpenAI) -> None
     text = "".join(c.choices[0].text for c in chunks if c.choices)
     assert text == plain.choices[0].text
     finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
-    assert finishes[-1] == "length" and set(finishes[:-1]) <= {None}
-    assert chunks[-1].choices == [] and chunks[-1].usage == plain.usage
+    assert finishes[-1] == "length"
+    assert set(finishes[:-1]) <= {None}
+    assert chunks[-1].choices == []
+    assert chunks[-1].usage == plain.usage
     assert len({c.id for c in chunks}) == 1
 
 
@@ -173,14 +175,16 @@ def test_n_other_than_one_is_refused_with_the_openai_error(client: openai.OpenAI
         client.completions.create(model=MODEL_NAME, prompt="hi", n=2)
     error = caught.value.body
     assert isinstance(error, dict)
-    assert error["type"] == "invalid_request_error" and error["param"] == "n"
+    assert error["type"] == "invalid_request_error"
+    assert error["param"] == "n"
     assert "n=1" in error["message"]
 
 
 def test_an_unknown_model_is_404(client: openai.OpenAI) -> None:
     with pytest.raises(openai.NotFoundError) as caught:
         client.completions.create(model="gpt-5", prompt="hi")
-    assert isinstance(caught.value.body, dict) and caught.value.body["code"] == "model_not_found"
+    assert isinstance(caught.value.body, dict)
+    assert caught.value.body["code"] == "model_not_found"
 
 
 def test_a_wrong_api_key_is_401(server: ServerProcess) -> None:
@@ -218,15 +222,18 @@ def test_malformed_requests_are_400_in_the_openai_shape(
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert set(error) == {"message", "type", "param", "code"}
-    assert error["type"] == "invalid_request_error" and error["message"]
+    assert error["type"] == "invalid_request_error"
+    assert error["message"]
     if param is not None:
-        assert error["param"] is not None and error["param"].startswith(param)
+        assert error["param"] is not None
+        assert error["param"].startswith(param)
 
 
 def test_a_prompt_longer_than_the_context_is_400(client: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         client.completions.create(model=MODEL_NAME, prompt="fox " * 400, max_tokens=4)
-    assert isinstance(caught.value.body, dict) and "context" in caught.value.body["message"]
+    assert isinstance(caught.value.body, dict)
+    assert "context" in caught.value.body["message"]
 
 
 def test_chat_without_messages_is_400(client: openai.OpenAI) -> None:
@@ -248,5 +255,6 @@ def test_bad_requests_do_not_disturb_others(server: ServerProcess, client: opena
             return await asyncio.gather(*calls)
 
     first, *rest = asyncio.run(mixed())
-    assert first.status_code == 200 and first.json()["choices"][0]["text"] == expected
+    assert first.status_code == 200
+    assert first.json()["choices"][0]["text"] == expected
     assert {r.status_code for r in rest} == {400}

@@ -63,23 +63,23 @@ async def create_completion(
 
         return _sse(ctx, ctx.events(stream, render, shape.usage_chunks))
     (outputs,) = await ctx.collect([stream], request)
+    text = "".join(o.text for o in outputs)
+    return _answer(ctx, "text_completion", "cmpl", outputs, {"text": text})
+
+
+def _answer(
+    ctx: ServingContext,
+    object_name: str,
+    prefix: str,
+    outputs: list[RequestOutput],
+    content: dict[str, object],
+) -> JSONResponse:
+    """The JSON response of a finished request: one choice holding *content*, and usage."""
     last = outputs[-1]
-    choice = {
-        "index": 0,
-        "text": "".join(o.text for o in outputs),
-        "logprobs": None,
-        "finish_reason": finish_reason(last),
-    }
-    return JSONResponse(
-        {
-            "id": new_id("cmpl"),
-            "object": "text_completion",
-            "created": created(),
-            "model": ctx.model_name,
-            "choices": [choice],
-            "usage": usage(last),
-        }
-    )
+    choice = {"index": 0, **content, "logprobs": None, "finish_reason": finish_reason(last)}
+    response = {"id": new_id(prefix), "object": object_name, "created": created()}
+    response.update(model=ctx.model_name, choices=[choice], usage=usage(last))
+    return JSONResponse(response)
 
 
 def _chat_input_ids(ctx: ServingContext, body: ChatCompletionRequest) -> list[int]:
@@ -116,21 +116,5 @@ async def create_chat_completion(
 
         return _sse(ctx, ctx.events(stream, render, shape.usage_chunks))
     (outputs,) = await ctx.collect([stream], request)
-    last = outputs[-1]
     message = {"role": "assistant", "content": "".join(o.text for o in outputs)}
-    choice = {
-        "index": 0,
-        "message": message,
-        "logprobs": None,
-        "finish_reason": finish_reason(last),
-    }
-    return JSONResponse(
-        {
-            "id": new_id("chatcmpl"),
-            "object": "chat.completion",
-            "created": created(),
-            "model": ctx.model_name,
-            "choices": [choice],
-            "usage": usage(last),
-        }
-    )
+    return _answer(ctx, "chat.completion", "chatcmpl", outputs, {"message": message})
