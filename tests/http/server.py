@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
-import psutil
+import psutil  # type: ignore[import-untyped]
 
 from tests.support.isolation import clean_environment
 
@@ -98,7 +98,7 @@ class ServerProcess:
     def leftover_children(self, timeout: float = 10.0) -> list[psutil.Process]:
         """The children recorded at start that are still alive after *timeout* seconds."""
         _, alive = psutil.wait_procs(self.children, timeout=timeout)
-        return alive
+        return list(alive)
 
     def kill(self) -> None:
         """Kill the server and its children (cleanup after a failure)."""

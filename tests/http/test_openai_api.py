@@ -8,17 +8,64 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
+from openai.types import Completion
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from sglang.srt.hf_tokenizer import HFTokenizer
 from tests.http.conftest import API_KEY, MODEL_NAME
 from tests.http.server import ServerProcess
 
-GREEDY = {"temperature": 0.0, "max_tokens": 12, "extra_body": {"ignore_eos": True}}
+IGNORE_EOS = {"ignore_eos": True}
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "hello", "world"]
 
 
 def prompt_of(i: int) -> str:
     return " ".join(WORDS[: 1 + i % 9] * (1 + i % 3)) + f" {i}"
+
+
+def complete(
+    client: openai.OpenAI,
+    prompt: str | list[int],
+    max_tokens: int = 12,
+    stop: str | list[str] | None = None,
+) -> Completion:
+    """A greedy completion that ignores EOS (the test model's EOS would come at random)."""
+    return client.completions.create(
+        model=MODEL_NAME,
+        prompt=prompt,
+        max_tokens=max_tokens,
+        temperature=0.0,
+        stop=stop,
+        extra_body=IGNORE_EOS,
+    )
+
+
+def complete_streamed(
+    client: openai.OpenAI,
+    prompt: str,
+    max_tokens: int = 12,
+    stop: str | list[str] | None = None,
+) -> list[Completion]:
+    """The chunks of :func:`complete` streamed, the last holding ``usage``."""
+    return list(
+        client.completions.create(
+            model=MODEL_NAME,
+            prompt=prompt,
+            max_tokens=max_tokens,
+            temperature=0.0,
+            stop=stop,
+            stream=True,
+            stream_options={"include_usage": True},
+            extra_body=IGNORE_EOS,
+        )
+    )
+
+
+def chat(client: openai.OpenAI, messages: list[ChatCompletionMessageParam]) -> ChatCompletion:
+    """A greedy chat completion of 12 tokens that ignores EOS."""
+    return client.chat.completions.create(
+        model=MODEL_NAME, messages=messages, max_tokens=12, temperature=0.0, extra_body=IGNORE_EOS
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +85,7 @@ def test_models_lists_the_served_model_name(client: openai.OpenAI) -> None:
 def test_completion_text_usage_and_finish_reason(
     client: openai.OpenAI, tokenizer: HFTokenizer
 ) -> None:
-    out = client.completions.create(model=MODEL_NAME, prompt="Hello world", **GREEDY)  # type: ignore[arg-type]
+    out = complete(client, "Hello world")
     (choice,) = out.choices
     assert choice.finish_reason == "length"
     assert out.usage is not None
@@ -46,7 +93,7 @@ def test_completion_text_usage_and_finish_reason(
     assert out.usage.completion_tokens == 12
     assert out.usage.total_tokens == out.usage.prompt_tokens + 12
     assert out.model == MODEL_NAME
-    again = client.completions.create(model=MODEL_NAME, prompt="Hello world", **GREEDY)  # type: ignore[arg-type]
+    again = complete(client, "Hello world")
     assert again.choices[0].text == choice.text
 
 
@@ -54,22 +101,14 @@ def test_completion_from_token_ids_equals_the_text_prompt(
     client: openai.OpenAI, tokenizer: HFTokenizer
 ) -> None:
     ids = tokenizer.encode("Hello world")
-    by_ids = client.completions.create(model=MODEL_NAME, prompt=ids, **GREEDY)  # type: ignore[arg-type]
-    by_text = client.completions.create(model=MODEL_NAME, prompt="Hello world", **GREEDY)  # type: ignore[arg-type]
+    by_ids = complete(client, ids)
+    by_text = complete(client, "Hello world")
     assert by_ids.choices[0].text == by_text.choices[0].text
 
 
 def test_streamed_completion_equals_the_plain_one(client: openai.OpenAI) -> None:
-    plain = client.completions.create(model=MODEL_NAME, prompt="the quick fox", **GREEDY)  # type: ignore[arg-type]
-    chunks = list(
-        client.completions.create(
-            model=MODEL_NAME,
-            prompt="the quick fox",
-            stream=True,
-            stream_options={"include_usage": True},
-            **GREEDY,  # type: ignore[arg-type]
-        )
-    )
+    plain = complete(client, "the quick fox")
+    chunks = complete_streamed(client, "the quick fox")
     text = "".join(c.choices[0].text for c in chunks if c.choices)
     assert text == plain.choices[0].text
     finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
@@ -81,29 +120,36 @@ def test_streamed_completion_equals_the_plain_one(client: openai.OpenAI) -> None
 
 
 def test_chat_uses_the_models_chat_template(client: openai.OpenAI, tokenizer: HFTokenizer) -> None:
-    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "Hello"}]
-    out = client.chat.completions.create(model=MODEL_NAME, messages=messages, **GREEDY)  # type: ignore[arg-type]
-    rendered = tokenizer.apply_chat_template(messages)
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "Hello"},
+    ]
+    out = chat(client, messages)
+    rendered = tokenizer.apply_chat_template([dict(m) for m in messages])
     assert out.usage is not None
     assert out.usage.prompt_tokens == len(tokenizer.encode(rendered, add_special_tokens=False))
     assert out.choices[0].message.role == "assistant"
     assert out.choices[0].finish_reason == "length"
     # the same tokens through the completions endpoint give the same text
     ids = tokenizer.encode(rendered, add_special_tokens=False)
-    raw = client.completions.create(model=MODEL_NAME, prompt=ids, **GREEDY)  # type: ignore[arg-type]
+    raw = complete(client, ids)
     assert out.choices[0].message.content == raw.choices[0].text
 
 
 def test_streamed_chat_equals_the_plain_one(client: openai.OpenAI) -> None:
-    messages = [{"role": "user", "content": [{"type": "text", "text": "tell me"}]}]
-    plain = client.chat.completions.create(model=MODEL_NAME, messages=messages, **GREEDY)  # type: ignore[arg-type]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": [{"type": "text", "text": "tell me"}]}
+    ]
+    plain = chat(client, messages)
     chunks = list(
         client.chat.completions.create(
             model=MODEL_NAME,
-            messages=messages,  # type: ignore[arg-type]
+            messages=messages,
+            max_tokens=12,
+            temperature=0.0,
             stream=True,
             stream_options={"include_usage": True},
-            **GREEDY,  # type: ignore[arg-type]
+            extra_body=IGNORE_EOS,
         )
     )
     assert chunks[0].choices[0].delta.role == "assistant"
@@ -114,58 +160,58 @@ def test_streamed_chat_equals_the_plain_one(client: openai.OpenAI) -> None:
 
 
 def test_a_stop_string_ends_the_answer_before_it(client: openai.OpenAI) -> None:
-    long = {**GREEDY, "max_tokens": 24}
-    full = client.completions.create(model=MODEL_NAME, prompt="fox fox", **long).choices[0].text  # type: ignore[arg-type]
+    full = complete(client, "fox fox", max_tokens=24).choices[0].text
     pairs = (full[i : i + 2] for i in range(2, len(full) - 2))
     stop = next((p for p in pairs if p.isascii() and p.isalnum()), None)
     assert stop is not None, full
-    out = client.completions.create(model=MODEL_NAME, prompt="fox fox", stop=[stop], **long)  # type: ignore[arg-type]
+    out = complete(client, "fox fox", max_tokens=24, stop=[stop])
     assert out.choices[0].finish_reason == "stop"
     assert out.choices[0].text == full[: full.index(stop)]
-    streamed = client.completions.create(
-        model=MODEL_NAME,
-        prompt="fox fox",
-        stop=stop,
-        stream=True,
-        **long,  # type: ignore[arg-type]
-    )
-    assert "".join(c.choices[0].text for c in streamed) == out.choices[0].text
+    streamed = complete_streamed(client, "fox fox", max_tokens=24, stop=stop)
+    assert "".join(c.choices[0].text for c in streamed if c.choices) == out.choices[0].text
 
 
 def test_a_seed_makes_sampling_repeatable(client: openai.OpenAI) -> None:
-    kwargs = {"model": MODEL_NAME, "prompt": "hello", "max_tokens": 16, "temperature": 1.0}
-    first = client.completions.create(seed=1234, **kwargs)  # type: ignore[call-overload]
-    second = client.completions.create(seed=1234, **kwargs)  # type: ignore[call-overload]
-    assert first.choices[0].text == second.choices[0].text
-
-
-def test_32_concurrent_requests_each_equal_the_request_alone(server: ServerProcess) -> None:
-    prompts = [prompt_of(i) for i in range(32)]
-    kwargs = {"model": MODEL_NAME, "max_tokens": 16, "temperature": 0.0}
-    kwargs["extra_body"] = {"ignore_eos": True}
-    alone = [
-        openai.OpenAI(base_url=f"{server.url}/v1", api_key=API_KEY)
-        .completions.create(prompt=p, **kwargs)  # type: ignore[call-overload]
+    texts = [
+        client.completions.create(
+            model=MODEL_NAME, prompt="hello", max_tokens=16, temperature=1.0, seed=1234
+        )
         .choices[0]
         .text
-        for p in prompts
+        for _ in range(2)
     ]
+    assert texts[0] == texts[1]
+
+
+def test_32_concurrent_requests_each_equal_the_request_alone(
+    server: ServerProcess, client: openai.OpenAI
+) -> None:
+    prompts = [prompt_of(i) for i in range(32)]
+    alone = [complete(client, p, max_tokens=16).choices[0].text for p in prompts]
+
+    async def one(aclient: openai.AsyncOpenAI, i: int) -> str:
+        if i % 2:  # half of them streamed
+            stream = await aclient.completions.create(
+                model=MODEL_NAME,
+                prompt=prompts[i],
+                max_tokens=16,
+                temperature=0.0,
+                stream=True,
+                extra_body=IGNORE_EOS,
+            )
+            return "".join([c.choices[0].text async for c in stream])
+        out = await aclient.completions.create(
+            model=MODEL_NAME,
+            prompt=prompts[i],
+            max_tokens=16,
+            temperature=0.0,
+            extra_body=IGNORE_EOS,
+        )
+        return out.choices[0].text
 
     async def together() -> list[str]:
         async with openai.AsyncOpenAI(base_url=f"{server.url}/v1", api_key=API_KEY) as aclient:
-
-            async def one(i: int) -> str:
-                if i % 2:  # half of them streamed
-                    stream = await aclient.completions.create(
-                        prompt=prompts[i],
-                        stream=True,
-                        **kwargs,  # type: ignore[call-overload]
-                    )
-                    return "".join([c.choices[0].text async for c in stream])
-                out = await aclient.completions.create(prompt=prompts[i], **kwargs)  # type: ignore[call-overload]
-                return str(out.choices[0].text)
-
-            return await asyncio.gather(*(one(i) for i in range(32)))
+            return await asyncio.gather(*(one(aclient, i) for i in range(32)))
 
     assert asyncio.run(together()) == alone
 
@@ -242,7 +288,7 @@ def test_chat_without_messages_is_400(client: openai.OpenAI) -> None:
 
 
 def test_bad_requests_do_not_disturb_others(server: ServerProcess, client: openai.OpenAI) -> None:
-    expected = client.completions.create(model=MODEL_NAME, prompt="dog", **GREEDY).choices[0].text  # type: ignore[arg-type]
+    expected = complete(client, "dog").choices[0].text
     headers = {"Authorization": f"Bearer {API_KEY}"}
 
     async def mixed() -> list[httpx.Response]:
