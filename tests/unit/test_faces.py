@@ -24,8 +24,14 @@ FACES = [
     "sglang.runtime.plugins",
     "sglang.runtime.hooks",
     "sglang.runtime.builtin",
+    "sglang.runtime.http",
 ]
-LAZY_FACES = ["sglang.runtime", "sglang.runtime.selection", "sglang.runtime.builtin"]
+LAZY_FACES = [
+    "sglang.runtime",
+    "sglang.runtime.selection",
+    "sglang.runtime.builtin",
+    "sglang.runtime.http",
+]
 
 
 def type_checking_names(module: ModuleType) -> set[str]:
