@@ -24,7 +24,8 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The server (API key :data:`API_KEY`, model id :data:`MODEL_NAME`); SIGTERM at the end.
 
-    Teardown checks the shutdown: exit status 0 and no child process left.
+    Teardown checks the shutdown (exit status 0, no child process left) and
+    that no request made the server log a traceback.
     """
     log = tmp_path_factory.mktemp("http-log") / "server.log"
     args = ["--api-key", API_KEY, "--served-model-name", MODEL_NAME]
@@ -40,3 +41,4 @@ def server(model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Se
     status = running.stop(signal.SIGTERM)
     assert status == 0, running.output()
     assert running.leftover_children() == [], running.output()
+    assert "Traceback" not in running.output(), "the server logged an unexpected error"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -104,15 +105,14 @@ class ServingContext:
             await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
         finally:
             watcher.cancel()
-            if not work.done():
-                work.cancel()
-                for stream in streams:
-                    stream.close()
-                    self.metrics.finished(stream)
+            if not work.done():  # the client went away (or this task is being cancelled)
+                work.cancel()  # each _drain closes its stream, which aborts its request
+        if work.cancelled() or not work.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+            raise APIError(499, "the client closed the connection")
         try:
             return work.result()
-        except asyncio.CancelledError:
-            raise APIError(499, "the client closed the connection") from None
         except RuntimeError as exc:
             raise APIError(503, str(exc)) from None
 
