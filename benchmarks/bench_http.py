@@ -80,9 +80,10 @@ async def stream_one(client: httpx.AsyncClient, prompt: str, new_tokens: int) ->
 
 async def http_round(url: str, prompts: list[str], new_tokens: int) -> float:
     """Seconds for one concurrent streaming client per prompt."""
-    limits = httpx.Limits(max_connections=len(prompts))
+    limits = httpx.Limits(max_connections=len(prompts), max_keepalive_connections=len(prompts))
     async with httpx.AsyncClient(base_url=url, timeout=600, limits=limits) as client:
-        await stream_one(client, prompts[0], 4)  # open a connection, warm the server
+        # open one keep-alive connection per client first, as long-lived clients have
+        await asyncio.gather(*(stream_one(client, p, 1) for p in prompts))
         start = time.perf_counter()
         counts = await asyncio.gather(*(stream_one(client, p, new_tokens) for p in prompts))
         elapsed = time.perf_counter() - start

@@ -113,33 +113,29 @@ def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int
 
 def result_dict(chunks: Sequence[RequestOutput], with_logprobs: bool) -> dict[str, Any]:
     """The :meth:`Engine.generate` result of a finished request from all its outputs."""
-    last = chunks[-1]
     ids = [t for chunk in chunks for t in chunk.output_ids]
+    logprobs = [p for chunk in chunks for p in chunk.logprobs]
+    meta = _meta_info(chunks[-1], ids, logprobs if with_logprobs else None)
+    return {"text": "".join(c.text for c in chunks), "output_ids": ids, "meta_info": meta}
+
+
+def stream_chunk_dict(chunk: RequestOutput, with_logprobs: bool = False) -> dict[str, Any]:
+    """One streamed :meth:`Engine.generate` chunk: the new ``text`` and ``output_ids``."""
+    ids = list(chunk.output_ids)
+    meta = _meta_info(chunk, ids, list(chunk.logprobs) if with_logprobs else None)
+    return {"text": chunk.text, "output_ids": ids, "meta_info": meta}
+
+
+def _meta_info(last: RequestOutput, ids: list[int], logprobs: list[float] | None) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "id": last.rid,
         "prompt_tokens": last.prompt_tokens,
         "completion_tokens": last.completion_tokens,
         "finish_reason": last.finish_reason,
     }
-    if with_logprobs:
-        logprobs = [p for chunk in chunks for p in chunk.logprobs]
+    if logprobs is not None:
         meta["output_token_logprobs"] = [(p, t, None) for p, t in zip(logprobs, ids, strict=True)]
-    return {"text": "".join(c.text for c in chunks), "output_ids": ids, "meta_info": meta}
-
-
-def stream_chunk_dict(chunk: RequestOutput, with_logprobs: bool = False) -> dict[str, Any]:
-    """One streamed :meth:`Engine.generate` chunk: the new ``text`` and ``output_ids``."""
-    meta: dict[str, Any] = {
-        "id": chunk.rid,
-        "prompt_tokens": chunk.prompt_tokens,
-        "completion_tokens": chunk.completion_tokens,
-        "finish_reason": chunk.finish_reason,
-    }
-    if with_logprobs:
-        meta["output_token_logprobs"] = [
-            (p, t, None) for p, t in zip(chunk.logprobs, chunk.output_ids, strict=True)
-        ]
-    return {"text": chunk.text, "output_ids": list(chunk.output_ids), "meta_info": meta}
+    return meta
 
 
 class Engine:
