@@ -21,6 +21,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "sglang_docs",
+    "sglang_reference_check",
 ]
 
 autodoc_member_order = "bysource"
@@ -30,5 +31,6 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 nitpicky = False
 exclude_patterns = ["_build"]
-html_theme = "alabaster"
+html_theme = "furo"
+html_title = f"sglang plugin system {__version__}"
 html_static_path: list[str] = []

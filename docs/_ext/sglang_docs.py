@@ -3,7 +3,8 @@
 ``.. sglang-constants::`` lists every entry-point group, environment
 variable and API version from :mod:`sglang.sdk.constants`;
 ``.. sglang-operations:: TABLE`` renders one operation-status table
-(``DEVICE_OPERATIONS``, ``SRT_OPERATIONS`` or ``DIFFUSION_OPERATIONS``).
+(``DEVICE_OPERATIONS``, ``SRT_OPERATIONS`` or ``DIFFUSION_OPERATIONS``);
+``.. sglang-clauses::`` lists the conformance suite's clauses from its registry.
 The docs thus show the values the code uses, not copies of them.
 """
 
@@ -13,6 +14,7 @@ import ast
 import inspect
 import itertools
 from collections.abc import Mapping
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -100,8 +102,61 @@ class OperationsDirective(Directive):
         return [_table(["operation", "status", "default", "area", "meaning"], rows)]
 
 
+def _shared_prefix(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def _prefer_nearest_module() -> None:
+    """Resolve a short name both runtimes define (``ServerArgs``) to the referrer's runtime.
+
+    When a fuzzy lookup finds several objects, keep those whose dotted path
+    shares the most leading parts with the referring module; Sphinx then
+    prefers the canonical one among them as usual.
+    """
+    from sphinx.domains.python import PythonDomain
+
+    original = PythonDomain.find_obj
+
+    def find_obj(self: PythonDomain, env: Any, modname: str, classname: str, name: str,
+                 type: str | None, searchmode: int = 0) -> Any:  # fmt: skip
+        matches = original(self, env, modname, classname, name, type, searchmode)
+        if len(matches) > 1 and modname:
+            best = max(_shared_prefix(modname, found) for found, _ in matches)
+            matches = [m for m in matches if _shared_prefix(modname, m[0]) == best]
+        return matches
+
+    PythonDomain.find_obj = find_obj  # type: ignore[method-assign]
+
+
+class ClausesDirective(Directive):
+    """Render the conformance suite's clause registry, level by level."""
+
+    def run(self) -> list[nodes.Node]:
+        """Build the clause table from :data:`sglang.conformance.CLAUSES`."""
+        from sglang.conformance import CLAUSES
+
+        rows = [
+            [
+                item.id,
+                item.level.value,
+                ", ".join(item.runtimes) or "serve backends",
+                item.capability.value if item.capability is not None else "",
+                item.rule,
+            ]
+            for item in CLAUSES.values()
+        ]
+        return [_table(["clause", "level", "applies to", "needs", "rule"], rows)]
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     """Register the directives."""
+    _prefer_nearest_module()
     app.add_directive("sglang-constants", ConstantsDirective)
     app.add_directive("sglang-operations", OperationsDirective)
+    app.add_directive("sglang-clauses", ClausesDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

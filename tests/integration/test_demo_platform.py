@@ -11,69 +11,23 @@ explicit environment.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import textwrap
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from tests.support.dists import REPO_ROOT, PythonResult
-from tests.support.isolation import (
-    clean_environment,
-    make_venv,
-    plugin_free_env,
-    venv_site_packages,
-)
-
-EXAMPLE = REPO_ROOT / "examples" / "demo_platform"
+from tests.support.examples import install_examples, run_in
+from tests.support.isolation import venv_site_packages
 
 
 @pytest.fixture(scope="module")
 def venv_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv with the demo platform installed by pip; returns its interpreter."""
     root = tmp_path_factory.mktemp("demo-venv")
-    source = root / "src"
-    # build from a copy: building must not write into the repository
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    python = make_venv(root / "venv", clean_environment().view)
-    install = subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "--disable-pip-version-check",
-            "--quiet",
-            str(source),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert install.returncode == 0, install.stdout + install.stderr
+    python = install_examples(root, "demo_platform")
     # pip put the distribution into the venv's own site-packages, not the view
     infos = list(venv_site_packages(root / "venv").glob("*.dist-info"))
     assert [info.name for info in infos] == ["sglang_demo_platform-0.1.0.dist-info"], infos
     return python
-
-
-def run_in(python: Path, code: str, env: Mapping[str, str] | None = None) -> PythonResult:
-    child_env = plugin_free_env()
-    child_env.update(env or {})
-    proc = subprocess.run(
-        [str(python), "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=child_env,
-        timeout=120,
-        check=False,
-    )
-    return PythonResult(proc.returncode, proc.stdout, proc.stderr)
 
 
 SRT_CHECK = """
@@ -88,7 +42,7 @@ SRT_CHECK = """
     print("TORCH", "torch" in sys.modules)
     platforms.initialize_current_platform()
     platforms.initialize_current_platform()
-    print("INIT_CALLS", type(p).init_backend_calls)
+    print("INIT_CALLS", type(p)._init_backend_calls)
     print("DEVICE", p.get_device(0))
 """
 
@@ -101,7 +55,7 @@ DIFFUSION_CHECK = """
     print("MEMORY_OK", p.get_device_total_memory() > 0, p.get_available_gpu_memory() > 0)
     print("LOCAL", p.get_local_torch_device())
     platforms.initialize_current_platform()
-    print("INIT_CALLS", type(p).init_backend_calls)
+    print("INIT_CALLS", type(p)._init_backend_calls)
 """
 
 

@@ -229,3 +229,51 @@ def test_default_targets_are_the_guides_common_srt_targets(
     assert targets.configured_targets(("x.y",)) == ("a.b", "c:d")
     monkeypatch.delenv("SGLANG_OBSERVABILITY_TARGETS")
     assert targets.configured_targets(("x.y",)) == ("x.y",)
+
+
+ENGINE = """
+import json
+from sglang.srt.entrypoints.engine import Engine
+from sglang_observability import DEFAULT_SRT_TARGETS
+if __name__ == "__main__":
+    print("DEFAULTS " + json.dumps(DEFAULT_SRT_TARGETS))
+    with Engine(model_path={model!r}, max_total_tokens=256) as engine:
+        engine.generate(["Hello world", "fox"], {{"temperature": 0, "max_new_tokens": 4}})
+"""
+
+
+def test_the_default_targets_are_the_real_runtimes(site: Site, tmp_path: Path) -> None:
+    """On the reference runtime, every default SRT target exists and is counted."""
+    from sglang.testing.make_model import make_model
+
+    model = make_model(tmp_path / "model", arch="llama")
+    result = run_python(
+        ENGINE.format(model=str(model)),
+        path=[site.root, EXAMPLE],
+        env={"SGLANG_USE_CPU_ENGINE": "1", "SGLANG_OBSERVABILITY_LOG_AT_EXIT": "1"},
+        timeout=300,
+    ).check()
+    assert "WARNING" not in result.stderr, result.stderr  # no target is missing
+    # the scheduler process logs its table when it exits
+    tables = result.stderr.split("sglang-observability call statistics:")[1:]
+    assert tables, result.stderr
+    counts = [_calls(table) for table in tables]
+    scheduler = next(c for c in counts if "sglang.srt.managers.scheduler.Scheduler.__init__" in c)
+    defaults = _json_line(result.stdout, "DEFAULTS")
+    assert isinstance(defaults, list)
+    for target in defaults:
+        if ".managers." in target:
+            assert scheduler[target] >= 1, (target, scheduler)
+    assert scheduler["sglang.srt.managers.scheduler.Scheduler.__init__"] == 1
+    assert (
+        scheduler["sglang.srt.managers.tp_worker.TpModelWorker.forward_batch_generation"]
+        == (scheduler["sglang.srt.managers.scheduler.Scheduler.run_batch"])
+    )
+    launcher = next(c for c in counts if c is not scheduler)
+    assert launcher["sglang.srt.server_args.ServerArgs.check_server_args"] == 1
+
+
+def _calls(table: str) -> dict[str, int]:
+    """``{target: calls}`` from one logged statistics table."""
+    rows = [line.split() for line in table.strip().splitlines()[1:]]
+    return {row[0]: int(row[1]) for row in rows if len(row) == 6 and row[1].isdigit()}

@@ -7,7 +7,12 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "sglang"
 
-RUNTIME = [SRC / "srt", SRC / "runtime" / "op_dispatch", SRC / "runtime" / "bootstrap"]
+RUNTIME = [
+    SRC / "srt",
+    SRC / "multimodal_gen",
+    SRC / "runtime" / "op_dispatch",
+    SRC / "runtime" / "bootstrap",
+]
 """The runtimes and the mechanisms they run on (the built-in platforms may use device modules)."""
 
 DEVICE_MODULE = re.compile(

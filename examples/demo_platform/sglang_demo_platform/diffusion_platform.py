@@ -21,7 +21,7 @@ class DemoDiffusionPlatform(Platform):
     device_type = "cpu"
     dispatch_key = "CPU"  # torch.library registrations target host memory
 
-    init_backend_calls: ClassVar[int] = 0
+    _init_backend_calls: ClassVar[int] = 0
     """How often :meth:`init_backend` ran in this process (for the demo and tests)."""
 
     def get_dispatch_key_name(self) -> str:
@@ -29,8 +29,11 @@ class DemoDiffusionPlatform(Platform):
         return "demo"
 
     def init_backend(self) -> None:
-        """One-time backend setup; the demo only counts the calls."""
-        type(self).init_backend_calls += 1
+        """One-time backend setup: count the call, register the demo custom ops."""
+        type(self)._init_backend_calls += 1
+        from sglang_demo_platform.diffusion_ops import install
+
+        install()
 
     def get_device(self, local_rank: int) -> torch.device:
         """Every rank uses host memory."""

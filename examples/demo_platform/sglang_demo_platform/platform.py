@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from sglang.sdk.capabilities import Capability
 from sglang.srt.platforms.interface import SRTPlatform
 from sglang_demo_platform.device import DemoDeviceMixin
 
@@ -16,7 +17,10 @@ __all__ = ["DemoSRTPlatform"]
 class DemoSRTPlatform(SRTPlatform, DemoDeviceMixin):
     """SRT on the demo device."""
 
-    init_backend_calls: ClassVar[int] = 0
+    _capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.MULTI_DEVICE})
+    """Ranks share host memory, so several tensor-parallel ranks run on one machine."""
+
+    _init_backend_calls: ClassVar[int] = 0
     """How often :meth:`init_backend` ran in this process (for the demo and tests)."""
 
     def get_default_attention_backend(self) -> str:
@@ -51,7 +55,7 @@ class DemoSRTPlatform(SRTPlatform, DemoDeviceMixin):
 
     def init_backend(self) -> None:
         """One-time backend setup: register the demo attention backend and fused ops."""
-        type(self).init_backend_calls += 1
+        type(self)._init_backend_calls += 1
         from sglang_demo_platform.runtime import install
 
         install()

@@ -1,22 +1,30 @@
 """The ``sglang`` console script.
 
-``sglang --version``, ``sglang --help`` and ``sglang plugins`` work without
-importing torch. Subcommands: ``plugins`` (:mod:`sglang.cli.plugins`).
+``sglang --version``, ``sglang --help``, ``sglang plugins`` and
+``sglang serve [--model-type NAME] --help`` work without importing torch.
+Subcommands: ``serve`` (:mod:`sglang.cli.serve`; every argument after
+``serve`` is the serve command's, so it is dispatched before the top-level
+parser runs) and ``plugins`` (:mod:`sglang.cli.plugins`).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
 from sglang._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level argument parser."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="sglang",
         description=(
@@ -26,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sglang {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.add_parser(
+        "serve",
+        add_help=False,
+        help="serve a model: sglang serve MODEL_PATH [--model-type NAME] [OPTIONS]",
+    )
     from sglang.cli import plugins
 
     plugins.add_parser(subparsers)
@@ -34,8 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    if tokens[:1] == ["serve"]:
+        from sglang.cli.serve import serve
+
+        return serve(tokens[1:])
     parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(tokens)
     if args.command is None:
         parser.print_help()
         return 0

@@ -27,6 +27,10 @@ __all__ = [
 class BuiltinDiffusionPlatform(BuiltinDeviceOps, Platform):
     """Common base of the built-in diffusion platforms."""
 
+    def get_attn_backend_cls_str(self, selected_backend: str | None, head_size: int) -> str:
+        """The selected backend, else ``TORCH_SDPA`` (an ``AttentionBackendEnum`` name)."""
+        return selected_backend or "TORCH_SDPA"
+
 
 class CpuPlatform(BuiltinDiffusionPlatform):
     """Diffusion on the host CPU: the last built-in fallback."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sglang.runtime.builtin import families
 from sglang.runtime.builtin.ops import BuiltinDeviceOps
+from sglang.sdk.capabilities import Capability
 from sglang.sdk.device import DeviceCapability, PlatformEnum
 from sglang.sdk.srt import SRTPlatform
 
@@ -104,6 +105,8 @@ class CpuSRTPlatform(BuiltinSRTPlatform):
 
     _family = families.CPU
     _enum = PlatformEnum.CPU
+    _capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.MULTI_DEVICE})
+    """Tensor-parallel ranks share host memory (gloo), so several run on one machine."""
 
 
 class CudaSRTPlatform(BuiltinSRTPlatform):

@@ -6,7 +6,7 @@ is constructed, from the platform's ``get_dispatch_key_name()``:
 
 1. an implementation registered for ``(op name, key)`` with
    :func:`register_op_impl` (how a vendor plugs in a kernel without
-   subclassing);
+   subclassing; diffusion ops register by exact class);
 2. the op's ``forward_<key>`` method (``forward_cuda``, ``forward_cpu``, ...);
 3. ``forward_oot``, when the platform is out of tree and the op defines one;
 4. ``forward_native`` (plain torch).
@@ -29,6 +29,7 @@ from sglang.runtime.op_dispatch.registry import (
     register_op_impl,
     registered_op_impls,
     resolve_forward,
+    validate_dispatch_key,
 )
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ __all__ = [
     "register_op_impl",
     "registered_op_impls",
     "resolve_forward",
+    "validate_dispatch_key",
 ]
 
 

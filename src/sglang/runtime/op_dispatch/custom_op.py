@@ -6,7 +6,12 @@ from typing import Any, ClassVar
 
 import torch
 
-from sglang.runtime.op_dispatch.registry import DispatchSource, Resolution, resolve_forward
+from sglang.runtime.op_dispatch.registry import (
+    DispatchSource,
+    Resolution,
+    resolve_forward,
+    validate_dispatch_key,
+)
 from sglang.runtime.spec import SRT, RuntimeSpec
 
 __all__ = ["CustomOp"]
@@ -20,6 +25,10 @@ class CustomOp(torch.nn.Module):
     from :meth:`dispatch_platform`: the selected platform of :attr:`runtime`
     (SRT's ``current_platform`` by default; diffusion ops set ``DIFFUSION``).
 
+    The dispatch policy is data, set by each runtime's base class:
+    :attr:`registration_by_class`, :attr:`always_forward_oot` and
+    :attr:`methods_below` (see :func:`~sglang.runtime.op_dispatch.resolve_forward`).
+
     Attributes:
         op_name: The name implementations are registered under.
         resolution: How this instance's forward was resolved.
@@ -28,14 +37,28 @@ class CustomOp(torch.nn.Module):
     op_name: ClassVar[str]
     resolution: Resolution
 
+    registration_by_class: ClassVar[bool] = False
+    """Registrations are looked up by the op's exact class (diffusion), not its name."""
+    always_forward_oot: ClassVar[bool] = False
+    """``forward_oot`` is a step for every platform (diffusion: its base calls native)."""
+    methods_below: ClassVar[type | None] = None
+    """Only ``forward_<key>`` methods defined in the op's chain below this class count."""
+
     def __init__(self) -> None:
         super().__init__()
         platform = self.dispatch_platform()
+        owner = type(platform)
+        key = validate_dispatch_key(
+            platform.get_dispatch_key_name(),
+            f"{owner.__module__}.{owner.__qualname__}.get_dispatch_key_name()",
+        )
         self.resolution = resolve_forward(
             self,
             self.op_name,
-            platform.get_dispatch_key_name(),
-            out_of_tree=platform.is_out_of_tree(),
+            key,
+            out_of_tree=self.always_forward_oot or platform.is_out_of_tree(),
+            exact_class=self.registration_by_class,
+            methods_below=self.methods_below,
         )
         self._forward = self.resolution.forward
 

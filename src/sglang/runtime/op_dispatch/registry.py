@@ -1,6 +1,9 @@
 """The op-implementation registry and the resolution order (no torch needed).
 
-Implementations are keyed by ``(op name, dispatch key)``. A registered
+Implementations are keyed by ``(op, dispatch key)``, where the op is its
+registry name (SRT's fused ops) or its exact class (diffusion's custom ops,
+``exact_class=True``: a registration for a class never applies to its
+subclasses, nor one for a subclass to its base). A registered
 implementation is called as ``impl(op, *args, **kwargs)``: it receives the
 op module itself, so it can read the op's parameters (``op.weight``,
 ``op.variance_epsilon``, ...).
@@ -9,6 +12,7 @@ op module itself, so it can read the op's parameters (``op.weight``,
 from __future__ import annotations
 
 import enum
+import functools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +27,7 @@ __all__ = [
     "register_op_impl",
     "registered_op_impls",
     "resolve_forward",
+    "validate_dispatch_key",
 ]
 
 OpImpl = Callable[..., Any]
@@ -30,8 +35,11 @@ OpImpl = Callable[..., Any]
 
 _F = TypeVar("_F", bound=OpImpl)
 
+OpKey = str | type
+"""What a registration names: an op's registry name, or (diffusion) its exact class."""
+
 _lock = threading.Lock()
-_impls: dict[tuple[str, str], OpImpl] = {}
+_impls: dict[tuple[OpKey, str], OpImpl] = {}
 
 
 class DispatchSource(enum.Enum):
@@ -65,10 +73,10 @@ class Resolution:
 
 
 @overload
-def register_op_impl(op_name: str, key: str) -> Callable[[_F], _F]: ...
+def register_op_impl(op_name: OpKey, key: str) -> Callable[[_F], _F]: ...
 @overload
-def register_op_impl(op_name: str, key: str, impl: _F) -> _F: ...
-def register_op_impl(op_name: str, key: str, impl: OpImpl | None = None) -> Any:
+def register_op_impl(op_name: OpKey, key: str, impl: _F) -> _F: ...
+def register_op_impl(op_name: OpKey, key: str, impl: OpImpl | None = None) -> Any:
     """Register *impl* as op *op_name*'s implementation for dispatch key *key*.
 
     Usable directly or as a decorator::
@@ -81,7 +89,12 @@ def register_op_impl(op_name: str, key: str, impl: OpImpl | None = None) -> Any:
 
     Returns:
         *impl* (or, used as a decorator, a decorator returning it).
+
+    Raises:
+        TypeError: *key* is not a string, or *impl* is not callable.
+        ValueError: *key* is empty.
     """
+    validate_dispatch_key(key, "the dispatch key of an op registration")
 
     def register(fn: OpImpl) -> OpImpl:
         if not callable(fn):
@@ -93,13 +106,27 @@ def register_op_impl(op_name: str, key: str, impl: OpImpl | None = None) -> Any:
     return register if impl is None else register(impl)
 
 
-def get_op_impl(op_name: str, key: str) -> OpImpl | None:
+def validate_dispatch_key(key: object, what: str) -> str:
+    """Return *key* if it is a non-empty string, else raise naming *what* it is.
+
+    Raises:
+        TypeError: *key* is not a ``str``.
+        ValueError: *key* is empty or only whitespace.
+    """
+    if not isinstance(key, str):
+        raise TypeError(f"{what} must be a non-empty str, got {type(key).__name__} {key!r}")
+    if not key.strip():
+        raise ValueError(f"{what} must be a non-empty str, got {key!r}")
+    return key
+
+
+def get_op_impl(op_name: OpKey, key: str) -> OpImpl | None:
     """Return the implementation registered for ``(op_name, key)``, if any."""
     with _lock:
         return _impls.get((op_name, key))
 
 
-def registered_op_impls() -> Mapping[tuple[str, str], OpImpl]:
+def registered_op_impls() -> Mapping[tuple[OpKey, str], OpImpl]:
     """Return a snapshot of every registration, keyed by ``(op name, key)``."""
     with _lock:
         return dict(_impls)
@@ -111,7 +138,25 @@ def clear_op_impls() -> None:
         _impls.clear()
 
 
-def resolve_forward(op: Any, op_name: str, key: str, *, out_of_tree: bool) -> Resolution:
+def _defined_below(op: Any, name: str, base: type | None) -> bool:
+    """Whether a class of *op*'s MRO before *base* defines *name* (any class when ``None``)."""
+    for cls in type(op).__mro__:
+        if cls is base:
+            return False
+        if name in vars(cls):
+            return True
+    return base is None and hasattr(op, name)
+
+
+def resolve_forward(
+    op: Any,
+    op_name: str,
+    key: str,
+    *,
+    out_of_tree: bool,
+    exact_class: bool = False,
+    methods_below: type | None = None,
+) -> Resolution:
     """Resolve *op*'s forward for dispatch key *key*.
 
     Order: registered implementation -> ``forward_<key>`` -> ``forward_oot``
@@ -121,20 +166,20 @@ def resolve_forward(op: Any, op_name: str, key: str, *, out_of_tree: bool) -> Re
         op: The op instance (its class supplies the ``forward_*`` methods).
         op_name: The op's registry name.
         key: The platform's dispatch key name.
-        out_of_tree: Whether the platform is an out-of-tree one.
+        out_of_tree: Whether ``forward_oot`` is a step of the order.
+        exact_class: Look registrations up by ``type(op)`` instead of *op_name*.
+        methods_below: When given, a ``forward_<key>`` counts only if a class
+            of the op's MRO before this base class defines it.
 
     Returns:
         The resolution, whose ``forward`` is bound to *op*.
     """
-    impl = get_op_impl(op_name, key)
-    if impl is not None:
-        bound_impl = impl
-
-        def registered(*args: Any, **kwargs: Any) -> Any:
-            return bound_impl(op, *args, **kwargs)
-
-        return Resolution(op_name, key, DispatchSource.REGISTERED, registered)
-    method = getattr(op, f"forward_{key}", None) if key != "native" else None
+    impl = get_op_impl(type(op) if exact_class else op_name, key)
+    if impl is not None:  # a C-level partial: the resolved call costs what a direct call does
+        return Resolution(op_name, key, DispatchSource.REGISTERED, functools.partial(impl, op))
+    name = f"forward_{key}"
+    usable = key != "native" and _defined_below(op, name, methods_below)
+    method = getattr(op, name, None) if usable else None
     if callable(method):
         return Resolution(op_name, key, DispatchSource.METHOD, method)
     oot = getattr(op, "forward_oot", None)

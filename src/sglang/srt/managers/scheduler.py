@@ -67,6 +67,10 @@ class Scheduler:
         server_args: The server arguments.
         tp_rank: This process's tensor-parallel rank.
         conn: The engine's connection (read and written by rank 0 only).
+
+    Attributes:
+        gpu_id: The local index of this rank's device (as upstream names it,
+            whatever the device is).
     """
 
     def __init__(self, server_args: ServerArgs, tp_rank: int, conn: Connection | None) -> None:
@@ -76,6 +80,7 @@ class Scheduler:
         from sglang.srt.platforms import current_platform
 
         self.server_args = server_args
+        self.gpu_id = tp_rank
         self.tp = TensorParallel(tp_rank, server_args.tp_size)
         _init_distributed(server_args, tp_rank)
         current_platform.set_device(current_platform.get_device(tp_rank))

@@ -1,0 +1,139 @@
+"""Wall time of the cheap ``sglang`` commands against a bare interpreter, in one run.
+
+Each command runs as a fresh process, the way an operator types it:
+
+* ``python -c pass``: the baseline;
+* ``sglang --version``;
+* ``sglang plugins`` (reads every group's metadata, imports no plugin);
+* ``sglang serve --help`` (the serve help, from metadata only);
+* ``sglang serve --model-type llm --help`` (loads SRT plugins, then the
+  in-tree backend prints the server arguments);
+* ``sglang serve --model-type my_runtime --help`` (the example backend of
+  ``examples/serve_backend``, registered through a temporary dist-info).
+
+Every process gets the same environment: this one minus ``SGLANG_*`` and
+``PYTHONDONTWRITEBYTECODE`` (so bytecode caches are written once and then
+used, as in an installed environment), with the example on ``PYTHONPATH``
+for all of them, the baseline included. One untimed warm-up run per
+command writes the bytecode; the repetitions then alternate between the
+commands. The target is every command <= 1.5x the baseline. Run::
+
+    python benchmarks/bench_cli.py           # median of 21
+    python benchmarks/bench_cli.py --quick   # smoke run: 3 repetitions
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from _common import machine, print_table
+
+TARGET_RATIO = 1.5
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "serve_backend"
+ENTRY_POINTS = """\
+[sglang.serve_backends]
+my_runtime = my_sglang_runtime.sglang_backend:create_backend
+"""
+
+
+def sglang_command() -> list[str]:
+    """The installed console script run by this interpreter, else ``-m sglang.cli.main``."""
+    script = Path(sysconfig.get_path("scripts")) / "sglang"
+    if script.exists():
+        return [sys.executable, str(script)]
+    return [sys.executable, "-m", "sglang.cli.main"]
+
+
+def example_site(root: Path) -> Path:
+    """A site folder declaring the example backend (its code comes from ``EXAMPLE``)."""
+    info = root / "my_sglang_runtime-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: my-sglang-runtime\nVersion: 0.1.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(ENTRY_POINTS, encoding="utf-8")
+    return root
+
+
+def environment(site: Path) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("SGLANG_") and key != "PYTHONDONTWRITEBYTECODE"
+    }
+    entries = [str(site), str(EXAMPLE), *filter(None, [env.get("PYTHONPATH")])]
+    env["PYTHONPATH"] = os.pathsep.join(entries)
+    return env
+
+
+def commands() -> dict[str, list[str]]:
+    sglang = sglang_command()
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "sglang --version": [*sglang, "--version"],
+        "sglang plugins": [*sglang, "plugins"],
+        "sglang serve --help": [*sglang, "serve", "--help"],
+        "sglang serve --model-type llm --help": [*sglang, "serve", "--model-type", "llm", "--help"],
+        "sglang serve --model-type my_runtime --help": [
+            *sglang,
+            "serve",
+            "--model-type",
+            "my_runtime",
+            "--help",
+        ],
+    }
+
+
+def run_once(argv: Sequence[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, env=env, capture_output=True, check=False)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode()}")
+    return elapsed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "bench_cli").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 repetitions (smoke run)")
+    parser.add_argument("--repeat", type=int, default=21)
+    args = parser.parse_args(argv)
+    repeat = 3 if args.quick else args.repeat
+    with tempfile.TemporaryDirectory(prefix="sglang-bench-cli-") as tmp:
+        env = environment(example_site(Path(tmp) / "site"))
+        table = commands()
+        for command in table.values():  # writes the bytecode caches
+            run_once(command, env)
+        samples: dict[str, list[float]] = {name: [] for name in table}
+        for _ in range(repeat):
+            for name, command in table.items():
+                samples[name].append(run_once(command, env))
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    base = medians["python -c pass"]
+    rows = [
+        [
+            name,
+            f"{ms:.1f}",
+            f"{ms / base:.2f}x",
+            "baseline"
+            if name == "python -c pass"
+            else ("yes" if ms / base <= TARGET_RATIO else "no"),
+        ]
+        for name, ms in medians.items()
+    ]
+    print(f"{machine()}; median of {repeat} runs; target <= {TARGET_RATIO}x python -c pass")
+    print_table(["command", "median ms", "vs python -c pass", "meets target"], rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

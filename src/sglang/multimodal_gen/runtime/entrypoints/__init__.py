@@ -1,0 +1,1 @@
+"""Entry points of SGLang Diffusion: offline generator, HTTP server, serve backend."""

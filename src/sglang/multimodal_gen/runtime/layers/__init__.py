@@ -1,0 +1,1 @@
+"""The pipeline's layers: dispatched custom ops, attention and their torch.library op."""

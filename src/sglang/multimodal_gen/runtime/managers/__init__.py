@@ -1,0 +1,1 @@
+"""The diffusion worker processes: the spawn bootstrap and the GPU worker."""

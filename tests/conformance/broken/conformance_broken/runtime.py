@@ -1,0 +1,32 @@
+"""The broken runtime pieces (they import torch, so the callbacks never import this)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from sglang.runtime.op_dispatch import register_op_impl
+from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
+
+
+class LossyPool(MHATokenToKVPool):
+    """Writes only the first token of each call."""
+
+    def set_kv_buffer(
+        self, layer_id: int, loc: torch.Tensor, k: torch.Tensor, v: torch.Tensor
+    ) -> None:
+        """Drop everything after the first token."""
+        super().set_kv_buffer(layer_id, loc[:1], k[:1], v[:1])
+
+
+def _wrong_rms_norm(op: Any, x: torch.Tensor, residual: torch.Tensor | None = None) -> Any:
+    result = op.forward_native(x, residual)
+    if isinstance(result, tuple):
+        return result[0] * 1.01, result[1]
+    return result * 1.01
+
+
+def install_wrong_rms_norm() -> None:
+    """Register the one-percent-off RMSNorm for the ``broken`` key."""
+    register_op_impl("rms_norm", "broken", _wrong_rms_norm)

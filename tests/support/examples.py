@@ -1,0 +1,62 @@
+"""Install ``examples/`` packages into a temporary venv the way a reader would.
+
+The venv sees this environment's packages through the plugin-free view
+(:mod:`tests.support.isolation`: sglang, torch, pip and the build backends
+from the ``dev`` extra, but no other installed sglang plugin) and gets each
+example built from its own ``pyproject.toml`` by pip, into its own
+``site-packages``, with no network (``--no-build-isolation --no-index``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+from tests.support.dists import REPO_ROOT, PythonResult
+from tests.support.isolation import clean_environment, make_venv, plugin_free_env
+
+__all__ = ["EXAMPLES", "install_examples", "run_in"]
+
+EXAMPLES = REPO_ROOT / "examples"
+
+
+def install_examples(root: Path, *names: str) -> Path:
+    """Make a venv under *root* with the examples *names* pip-installed; return its python."""
+    python = make_venv(root / "venv", clean_environment().view)
+    sources = []
+    for name in names:
+        # build from a copy: building must not write into the repository
+        source = root / "src" / name
+        shutil.copytree(
+            EXAMPLES / name, source, ignore=shutil.ignore_patterns("build", "*.egg-info")
+        )
+        sources.append(str(source))
+    offline = ["--no-deps", "--no-build-isolation", "--no-index", "--disable-pip-version-check"]
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", *offline, "--quiet", *sources],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    return python
+
+
+def run_in(
+    python: Path, code: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> PythonResult:
+    """Run *code* with *python*, in the plugin-free environment plus *env*."""
+    child_env = plugin_free_env()
+    child_env.update(env or {})
+    proc = subprocess.run(
+        [str(python), "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=child_env,
+        timeout=timeout,
+        check=False,
+    )
+    return PythonResult(proc.returncode, proc.stdout, proc.stderr)
