@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         install_error_handlers,
         parse_body,
     )
-    from sglang.runtime.http.serve import ServerStopped, serve, stop_on_signals
+    from sglang.runtime.http.running import ServerStopped, serve, stop_on_signals
     from sglang.runtime.http.sse import SSE_DONE, SSE_MEDIA_TYPE, sse_event
 
 __all__ = [
@@ -63,7 +63,7 @@ __getattr__, __dir__ = lazy_exports(
             "install_error_handlers",
             "parse_body",
         ),
-        "sglang.runtime.http.serve": ("ServerStopped", "serve", "stop_on_signals"),
+        "sglang.runtime.http.running": ("ServerStopped", "serve", "stop_on_signals"),
         "sglang.runtime.http.sse": ("SSE_DONE", "SSE_MEDIA_TYPE", "sse_event"),
     },
 )

@@ -30,7 +30,7 @@ from sglang.runtime.http import (
 )
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
 from sglang.srt.entrypoints.engine import Engine, result_dict, stream_chunk_dict
-from sglang.srt.entrypoints.metrics import CONTENT_TYPE_LATEST, ServerMetrics
+from sglang.srt.entrypoints.metrics import METRICS_MEDIA_TYPE, ServerMetrics
 from sglang.srt.entrypoints.openai.context import ServingContext, created
 from sglang.srt.entrypoints.openai.protocol import (
     ChatCompletionRequest,
@@ -112,7 +112,7 @@ def create_app(engine: Engine, server_args: ServerArgs) -> FastAPI:
     @app.get("/metrics")
     async def metrics() -> Response:
         text = ctx.metrics.render(await ctx.engine.get_server_info())
-        return Response(text, media_type=CONTENT_TYPE_LATEST)
+        return Response(text, media_type=METRICS_MEDIA_TYPE)
 
     @app.post("/generate")
     async def generate(request: Request) -> Response:

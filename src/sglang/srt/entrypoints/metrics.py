@@ -38,7 +38,10 @@ from prometheus_client import (
 
 from sglang.srt.entrypoints.async_engine import RequestStream
 
-__all__ = ["CONTENT_TYPE_LATEST", "ServerMetrics"]
+__all__ = ["METRICS_MEDIA_TYPE", "ServerMetrics"]
+
+METRICS_MEDIA_TYPE: str = CONTENT_TYPE_LATEST
+"""The media type of ``/metrics`` (Prometheus text format)."""
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
