@@ -34,7 +34,7 @@ MIN_BLOCK = 6
 CORE = "sglang.runtime"
 """The engine's foundation: the modules directly in ``sglang.runtime``."""
 
-SUBPACKAGES = ("selection", "plugins", "hooks", "builtin", "bootstrap", "op_dispatch")
+SUBPACKAGES = ("selection", "plugins", "hooks", "builtin", "bootstrap", "op_dispatch", "http")
 DOCUMENTED = ("sglang.srt", "sglang.multimodal_gen", "sglang.cli")
 
 MAY_IMPORT: Mapping[str, frozenset[str]] = {
@@ -47,6 +47,8 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     "sglang.runtime.builtin": frozenset({"sglang", "sglang.sdk", CORE}),
     "sglang.runtime.hooks": frozenset({"sglang", "sglang.sdk", CORE}),
     "sglang.runtime.bootstrap": frozenset({"sglang", "sglang.sdk", CORE}),
+    # the HTTP pieces both runtimes' servers share; no runtime specifics
+    "sglang.runtime.http": frozenset({"sglang", CORE}),
     "sglang.runtime.op_dispatch": frozenset(
         {"sglang", "sglang.sdk", CORE, "sglang.runtime.selection"}
     ),

@@ -24,12 +24,14 @@ FACES = [
     "sglang.runtime.plugins",
     "sglang.runtime.hooks",
     "sglang.runtime.builtin",
+    "sglang.runtime.http",
     "sglang.conformance",
 ]
 LAZY_FACES = [
     "sglang.runtime",
     "sglang.runtime.selection",
     "sglang.runtime.builtin",
+    "sglang.runtime.http",
     "sglang.conformance",
 ]
 

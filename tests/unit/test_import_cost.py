@@ -46,6 +46,8 @@ CHEAP_MODULES = [
     "sglang.cli.serve_backends",
     "sglang.cli.main",
     "sglang.runtime.discovery",
+    "sglang.runtime.http",
+    "sglang.launch_server",
 ]
 
 WATCH = (

@@ -18,7 +18,7 @@ import queue
 import random
 import socket
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.managers.io_struct import (
@@ -35,7 +35,10 @@ if TYPE_CHECKING:
     from sglang.runtime.bootstrap import WorkerGroup
     from sglang.srt.hf_tokenizer import HFTokenizer
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "OutputSink", "result_dict", "stream_chunk_dict"]
+
+OutputSink = Callable[["RequestOutput | BaseException"], object]
+"""Receives a request's outputs on the engine's receiver thread (see :meth:`Engine.submit`)."""
 
 _STEPS = ("sglang.srt.platforms:initialize_current_platform", "sglang.srt.plugins:load_plugins")
 _TARGET = "sglang.srt.managers.scheduler:run_scheduler_process"
@@ -108,6 +111,33 @@ def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int
     return group, group.wait_ready(timeout=_START_TIMEOUT)
 
 
+def result_dict(chunks: Sequence[RequestOutput], with_logprobs: bool) -> dict[str, Any]:
+    """The :meth:`Engine.generate` result of a finished request from all its outputs."""
+    ids = [t for chunk in chunks for t in chunk.output_ids]
+    logprobs = [p for chunk in chunks for p in chunk.logprobs]
+    meta = _meta_info(chunks[-1], ids, logprobs if with_logprobs else None)
+    return {"text": "".join(c.text for c in chunks), "output_ids": ids, "meta_info": meta}
+
+
+def stream_chunk_dict(chunk: RequestOutput, with_logprobs: bool = False) -> dict[str, Any]:
+    """One streamed :meth:`Engine.generate` chunk: the new ``text`` and ``output_ids``."""
+    ids = list(chunk.output_ids)
+    meta = _meta_info(chunk, ids, list(chunk.logprobs) if with_logprobs else None)
+    return {"text": chunk.text, "output_ids": ids, "meta_info": meta}
+
+
+def _meta_info(last: RequestOutput, ids: list[int], logprobs: list[float] | None) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "id": last.rid,
+        "prompt_tokens": last.prompt_tokens,
+        "completion_tokens": last.completion_tokens,
+        "finish_reason": last.finish_reason,
+    }
+    if logprobs is not None:
+        meta["output_token_logprobs"] = [(p, t, None) for p, t in zip(logprobs, ids, strict=True)]
+    return meta
+
+
 class Engine:
     """The reference SRT runtime, offline: ``Engine(model_path=...).generate(...)``.
 
@@ -137,8 +167,9 @@ class Engine:
             self.server_args.tokenizer_path or self.server_args.model_path
         )
         self._ids = itertools.count()
-        self._queues: dict[str, queue.Queue[RequestOutput | BaseException]] = {}
+        self._sinks: dict[str, OutputSink] = {}
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
         self._stats: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
         self._failure: BaseException | None = None
         self._closed = False
@@ -157,9 +188,9 @@ class Engine:
                 with self._lock:
                     if not self._closed:
                         self._failure = exc
-                    waiting = list(self._queues.values())
-                for q in waiting:
-                    q.put(exc)
+                    waiting = list(self._sinks.values())
+                for sink in waiting:
+                    sink(exc)
                 self._stats.put(exc)
                 return
             if isinstance(message, dict):
@@ -168,9 +199,9 @@ class Engine:
             assert isinstance(message, list)
             with self._lock:
                 for output in message:
-                    target = self._queues.get(output.rid)
+                    target = self._sinks.get(output.rid)
                     if target is not None:
-                        target.put(output)
+                        target(output)
 
     # -- requests ----------------------------------------------------------------------
 
@@ -197,19 +228,62 @@ class Engine:
             )
         return TokenizedRequest(f"req-{next(self._ids)}", tuple(ids), params, return_logprob)
 
-    def _submit(self, requests: Sequence[TokenizedRequest]) -> None:
+    def _send(self, message: object) -> None:
+        with self._send_lock:
+            self._group.send(self._leader, message)
+
+    def _submit(self, requests: Sequence[TokenizedRequest], sinks: Sequence[OutputSink]) -> None:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the engine has been shut down")
             if self._failure is not None:
                 raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
-            for request in requests:
-                self._queues[request.rid] = queue.Queue()
+            for request, sink in zip(requests, sinks, strict=True):
+                self._sinks[request.rid] = sink
         for request in requests:
-            self._group.send(self._leader, request)
+            self._send(request)
 
-    def _outputs(self, rid: str) -> Iterator[RequestOutput]:
-        q = self._queues[rid]
+    def _queued(
+        self, requests: Sequence[TokenizedRequest]
+    ) -> list[queue.Queue[RequestOutput | BaseException]]:
+        queues: list[queue.Queue[RequestOutput | BaseException]] = [queue.Queue() for _ in requests]
+        self._submit(requests, [q.put for q in queues])
+        return queues
+
+    def submit(
+        self,
+        prompt: str | None = None,
+        sampling_params: Mapping[str, object] | None = None,
+        input_ids: Sequence[int] | None = None,
+        return_logprob: bool = False,
+        *,
+        sink: OutputSink,
+    ) -> str:
+        """Check and send one request whose outputs go to *sink*; return its id.
+
+        The engine's receiver thread calls ``sink(output)`` with each
+        :class:`~sglang.srt.managers.io_struct.RequestOutput` (the last one
+        has a ``finish_reason``), or once with the exception when the
+        scheduler fails, so *sink* must return at once (for example hand
+        the item to an event loop with ``loop.call_soon_threadsafe``). Call
+        :meth:`release` when done with the request.
+
+        Raises:
+            ValueError: A bad parameter (the message names it); nothing is sent.
+            RuntimeError: The engine was shut down or its scheduler failed.
+        """
+        request = self._prepare(prompt, input_ids, sampling_params, return_logprob)
+        self._submit([request], [sink])
+        return request.rid
+
+    def release(self, rid: str) -> None:
+        """Stop delivering request *rid*'s outputs (idempotent; does not abort it)."""
+        with self._lock:
+            self._sinks.pop(rid, None)
+
+    def _outputs(
+        self, rid: str, q: queue.Queue[RequestOutput | BaseException]
+    ) -> Iterator[RequestOutput]:
         try:
             while True:
                 item = q.get()
@@ -219,15 +293,14 @@ class Engine:
                 if item.finish_reason is not None:
                     return
         finally:
-            with self._lock:
-                self._queues.pop(rid, None)
+            self.release(rid)
 
     def get_server_info(self) -> dict[str, object]:
         """Return the scheduler's limits and state now (free KV pages, queue lengths)."""
         with self._lock:
             if self._failure is not None:
                 raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
-        self._group.send(self._leader, StatsRequest())
+        self._send(StatsRequest())
         item = self._stats.get()
         if isinstance(item, BaseException):
             raise RuntimeError(f"the engine's scheduler failed: {item}") from item
@@ -235,24 +308,7 @@ class Engine:
 
     def abort(self, rid: str) -> None:
         """Abort request *rid* (its KV pages are freed; its result ends with ``abort``)."""
-        self._group.send(self._leader, AbortRequest(rid))
-
-    @staticmethod
-    def _result(rid: str, chunks: list[RequestOutput], with_logprobs: bool) -> dict[str, Any]:
-        last = chunks[-1]
-        ids = [t for chunk in chunks for t in chunk.output_ids]
-        meta: dict[str, Any] = {
-            "id": rid,
-            "prompt_tokens": last.prompt_tokens,
-            "completion_tokens": last.completion_tokens,
-            "finish_reason": last.finish_reason,
-        }
-        if with_logprobs:
-            logprobs = [p for chunk in chunks for p in chunk.logprobs]
-            meta["output_token_logprobs"] = [
-                (p, t, None) for p, t in zip(logprobs, ids, strict=True)
-            ]
-        return {"text": "".join(c.text for c in chunks), "output_ids": ids, "meta_info": meta}
+        self._send(AbortRequest(rid))
 
     def generate(
         self,
@@ -300,23 +356,19 @@ class Engine:
         if stream:
             if batch:
                 raise ValueError("stream=True takes one prompt")
-            self._submit(requests)
-            return self._stream(requests[0].rid)
-        self._submit(requests)
+            return self._stream(requests[0].rid, self._queued(requests)[0])
+        queues = self._queued(requests)
         results = [
-            self._result(r.rid, list(self._outputs(r.rid)), return_logprob) for r in requests
+            result_dict(list(self._outputs(r.rid, q)), return_logprob)
+            for r, q in zip(requests, queues, strict=True)
         ]
         return results if batch else results[0]
 
-    def _stream(self, rid: str) -> Iterator[dict[str, Any]]:
-        for chunk in self._outputs(rid):
-            meta: dict[str, Any] = {
-                "id": rid,
-                "prompt_tokens": chunk.prompt_tokens,
-                "completion_tokens": chunk.completion_tokens,
-                "finish_reason": chunk.finish_reason,
-            }
-            yield {"text": chunk.text, "output_ids": list(chunk.output_ids), "meta_info": meta}
+    def _stream(
+        self, rid: str, q: queue.Queue[RequestOutput | BaseException]
+    ) -> Iterator[dict[str, Any]]:
+        for chunk in self._outputs(rid, q):
+            yield stream_chunk_dict(chunk)
 
     # -- lifetime ----------------------------------------------------------------------
 
@@ -331,7 +383,7 @@ class Engine:
                 return
             self._closed = True
         try:
-            self._group.send(self._leader, ShutdownRequest())
+            self._send(ShutdownRequest())
         except OSError:  # the scheduler is gone already
             pass
         else:

@@ -1,0 +1,30 @@
+"""``python -m sglang.launch_server --model-path DIR [flags]``: serve a model over HTTP.
+
+Upstream SGLang's entry point: loads the SRT general plugins, parses the
+flags of :class:`~sglang.srt.server_args.ServerArgs`, then blocks in
+:func:`~sglang.srt.entrypoints.http_server.launch_server` until SIGINT or
+SIGTERM.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve the model *argv* (default ``sys.argv[1:]``) names."""
+    from sglang.srt.plugins import load_plugins
+    from sglang.srt.server_args import prepare_server_args
+
+    load_plugins()
+    server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
+    from sglang.srt.entrypoints.http_server import launch_server
+
+    launch_server(server_args)
+
+
+if __name__ == "__main__":
+    main()

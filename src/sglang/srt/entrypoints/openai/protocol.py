@@ -1,0 +1,187 @@
+"""The request bodies the HTTP server accepts, as pydantic models.
+
+Unknown fields are refused (``400``, naming the field) rather than
+silently ignored; fields that OpenAI clients commonly send with their
+neutral value (``presence_penalty: 0``, ``logit_bias: {}``, ...) are
+accepted only with that value. SGLang's sampling extensions (``top_k``,
+``min_p``, ``ignore_eos``, ``stop_token_ids``) are accepted as upstream
+accepts them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "ChatCompletionRequest",
+    "ChatMessage",
+    "CompletionRequest",
+    "GenerateRequest",
+    "StreamOptions",
+    "TextPart",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StreamOptions(_Strict):
+    """``stream_options``: ``include_usage`` adds a last chunk holding ``usage``."""
+
+    include_usage: bool = False
+
+
+class _Sampling(_Strict):
+    """The sampling fields completions and chat share."""
+
+    model: str | None = None
+    temperature: float = Field(1.0, ge=0.0, le=2.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    n: int = 1
+    stop: str | list[str] | None = None
+    seed: int | None = None
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    user: str | None = None
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    logit_bias: dict[str, float] | None = None
+    # SGLang's extensions
+    top_k: int | None = None
+    min_p: float | None = None
+    ignore_eos: bool = False
+    stop_token_ids: list[int] | None = None
+
+    @field_validator("n")
+    @classmethod
+    def _one_choice(cls, value: int) -> int:
+        if value != 1:
+            raise ValueError("only n=1 is supported: send one request per choice")
+        return value
+
+    @field_validator("presence_penalty", "frequency_penalty")
+    @classmethod
+    def _no_penalty(cls, value: float) -> float:
+        if value != 0:
+            raise ValueError("penalties are not supported (only 0)")
+        return value
+
+    @field_validator("logit_bias")
+    @classmethod
+    def _no_bias(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value:
+            raise ValueError("logit_bias is not supported")
+        return value
+
+    def sampling_params(self, max_tokens: int | None) -> dict[str, object]:
+        """The engine's ``sampling_params`` for this request."""
+        params: dict[str, object] = {"temperature": self.temperature, "top_p": self.top_p}
+        extras = {
+            "max_new_tokens": max_tokens,
+            "stop": [self.stop] if isinstance(self.stop, str) else self.stop,
+            "seed": self.seed,
+            "top_k": self.top_k,
+            "min_p": self.min_p,
+            "stop_token_ids": self.stop_token_ids,
+        }
+        params.update({key: value for key, value in extras.items() if value is not None})
+        if self.ignore_eos:
+            params["ignore_eos"] = True
+        return params
+
+    @property
+    def include_usage(self) -> bool:
+        """Whether a stream ends with a chunk holding ``usage``."""
+        return self.stream_options is not None and self.stream_options.include_usage
+
+
+class CompletionRequest(_Sampling):
+    """``POST /v1/completions``: one prompt, as text or token ids."""
+
+    prompt: str | list[int] | list[str] | list[list[int]]
+    max_tokens: int | None = Field(16, ge=0)
+    echo: Literal[False] = False
+    logprobs: None = None
+    best_of: Literal[1] | None = None
+    suffix: None = None
+
+    @field_validator("prompt")
+    @classmethod
+    def _one_prompt(cls, value: Any) -> str | list[int]:
+        if isinstance(value, list) and value and isinstance(value[0], str | list):
+            if len(value) != 1:
+                raise ValueError("send one prompt per request (a list of several is not supported)")
+            value = value[0]
+        if isinstance(value, str):
+            return value
+        return list(value)
+
+
+class TextPart(_Strict):
+    """A ``{"type": "text", "text": ...}`` part of a message's content."""
+
+    type: Literal["text"]
+    text: str
+
+
+class ChatMessage(_Strict):
+    """One message of a chat: a role and its content (text or text parts)."""
+
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | list[TextPart] | None = None
+    name: str | None = None
+
+    def text(self) -> str:
+        """The content as one string (parts joined)."""
+        if isinstance(self.content, list):
+            return "".join(part.text for part in self.content)
+        return self.content or ""
+
+
+class ChatCompletionRequest(_Sampling):
+    """``POST /v1/chat/completions``: messages rendered with the model's chat template."""
+
+    messages: list[ChatMessage] = Field(min_length=1)
+    max_tokens: int | None = Field(None, ge=0)
+    max_completion_tokens: int | None = Field(None, ge=0)
+    logprobs: Literal[False] = False
+    top_logprobs: None = None
+
+    @property
+    def token_limit(self) -> int | None:
+        """``max_completion_tokens``, else ``max_tokens`` (``None``: the engine's default)."""
+        return (
+            self.max_completion_tokens
+            if self.max_completion_tokens is not None
+            else self.max_tokens
+        )
+
+
+class GenerateRequest(_Strict):
+    """``POST /generate``, SGLang's native API: the arguments of ``Engine.generate``."""
+
+    text: str | list[str] | None = None
+    input_ids: list[int] | list[list[int]] | None = None
+    sampling_params: dict[str, Any] | None = None
+    stream: bool = False
+    return_logprob: bool = False
+
+    def prompts(self) -> list[tuple[str | None, list[int] | None]]:
+        """``(text, input_ids)`` per prompt.
+
+        Raises:
+            ValueError: Neither or both of ``text`` and ``input_ids``.
+        """
+        if (self.text is None) == (self.input_ids is None):
+            raise ValueError("give exactly one of text and input_ids")
+        if isinstance(self.text, str):
+            return [(self.text, None)]
+        if self.text is not None:
+            return [(text, None) for text in self.text]
+        ids = self.input_ids or []
+        if ids and isinstance(ids[0], list):
+            return [(None, list(item)) for item in ids if isinstance(item, list)]
+        return [(None, [int(t) for t in ids if isinstance(t, int)])]
