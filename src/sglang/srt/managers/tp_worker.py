@@ -82,6 +82,8 @@ class TpModelWorker:
             page_size=server_args.page_size,
             attention_backend=server_args.attention_backend,
             tp=tp,
+            quantization=server_args.quantization,
+            enable_torch_compile=server_args.enable_torch_compile,
         )
         self.max_total_tokens = self.model_runner.allocator.num_pages * server_args.page_size
         self.sampler = Sampler()
