@@ -8,6 +8,12 @@ the (possibly hooked) :func:`~sglang.srt.managers.scheduler.run_scheduler_proces
 A receiver thread hands each output to the request it belongs to, so
 several threads may generate at once; a scheduler that fails or dies makes
 every waiting call raise with its error.
+
+With ``--nnodes N``, ``Engine(...)`` runs on every node with its
+``--node-rank``: each starts the ``tp_size / N`` scheduler ranks of its node.
+As upstream, only node 0 has the tokenizer front; on another node the
+constructor blocks, serving its ranks, until node 0 shuts them down (the
+object then only supports :meth:`Engine.shutdown`).
 """
 
 from __future__ import annotations
@@ -77,6 +83,21 @@ def _check_platform() -> None:
             ) from None
 
 
+def _follow_node_zero(group: WorkerGroup) -> None:
+    """Node rank > 0: wait until every local scheduler rank exits (node 0 stops them).
+
+    Raises:
+        sglang.runtime.bootstrap.WorkerFailedError: A rank failed (its error).
+    """
+    try:
+        for rank, process in group.processes.items():
+            process.join()
+            if process.exitcode != 0:
+                group.recv(rank, timeout=_EXIT_GRACE)  # raises with the rank's error
+    finally:
+        group.shutdown()
+
+
 def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int, object]]:
     """Load plugins, check the arguments and the platform, start the scheduler ranks.
 
@@ -128,6 +149,12 @@ class Engine:
 
         self.server_args = server_args if server_args is not None else ServerArgs(**kwargs)
         self._group, infos = _launch_subprocesses(self.server_args)
+        self._lock = threading.Lock()
+        self._closed = False
+        if self.server_args.node_rank > 0:  # scheduler ranks only: no tokenizer front
+            self._closed = True
+            _follow_node_zero(self._group)
+            return
         self._leader = min(infos)
         info = infos[self._leader]
         assert isinstance(info, dict)
@@ -138,10 +165,8 @@ class Engine:
         )
         self._ids = itertools.count()
         self._queues: dict[str, queue.Queue[RequestOutput | BaseException]] = {}
-        self._lock = threading.Lock()
         self._stats: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
         self._failure: BaseException | None = None
-        self._closed = False
         self._receiver = threading.Thread(
             target=self._receive, name="sglang-engine-receiver", daemon=True
         )

@@ -96,7 +96,7 @@ class TpModelWorker:
         per_token = 2 * config.num_layers * kv_heads * config.head_dim * element
         # the checkpoint's size on disk, shared over the ranks: close enough for a budget
         weights = sum(f.stat().st_size for f in config.path.glob("*.safetensors")) // self.tp.size
-        device = current_platform.get_device(self.tp.rank)
+        device = current_platform.get_device(self.tp.local_rank)
         free, _total = current_platform.get_available_memory(device.index or 0)
         return kv_capacity(
             free_bytes=free,

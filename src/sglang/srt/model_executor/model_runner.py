@@ -92,7 +92,7 @@ class ModelRunner:
         self.platform = current_platform
         self.tp = tp or TensorParallel()
         self.config = ModelConfig.from_pretrained(model_path)
-        self.device = self.platform.get_device(self.tp.rank)
+        self.device = self.platform.get_device(self.tp.local_rank)
         self.quant_config = resolve_quantization_config(self.platform, quantization)
         self.model = load_model(
             self.config,
