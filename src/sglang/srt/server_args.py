@@ -113,16 +113,16 @@ class ServerArgs:
             ("--tp-size", self.tp_size < 1, "must be at least 1"),
             ("--page-size", self.page_size < 1, "must be at least 1"),
             ("--nnodes", self.nnodes < 1, "must be at least 1"),
-            (
-                "--tp-size",
-                self.nnodes >= 1 and self.tp_size % self.nnodes != 0,
-                "must be a multiple of --nnodes (each node runs tp_size / nnodes ranks)",
-            ),
             ("--node-rank", not 0 <= self.node_rank < self.nnodes, "must be in [0, --nnodes)"),
             (
                 "--dist-init-addr",
                 self.nnodes > 1 and not self.dist_init_addr,
                 "is required with --nnodes > 1 (HOST:PORT of rank 0's machine)",
+            ),
+            (
+                "--tp-size",
+                self.nnodes >= 1 and self.tp_size % self.nnodes != 0,
+                "must be a multiple of --nnodes (each node runs tp_size / nnodes ranks)",
             ),
             (
                 "--mem-fraction-static",
