@@ -88,6 +88,10 @@ def test_the_runtime_fills_what_the_platform_left_unset() -> None:
         ({"tp_size": 0}, "--tp-size must be at least 1 (got 0)"),
         ({"nnodes": 2}, "--dist-init-addr is required with --nnodes > 1"),
         ({"node_rank": 1}, "--node-rank must be in [0, --nnodes) (got 1)"),
+        (
+            {"nnodes": 2, "dist_init_addr": "10.0.0.1:5000", "tp_size": 3},
+            "--tp-size must be a multiple of --nnodes",
+        ),
         ({"mem_fraction_static": 1.5}, "--mem-fraction-static must be between 0 and 1"),
         ({"max_running_requests": 0}, "--max-running-requests must be at least 1"),
         ({"port": 0}, "--port must be a TCP port"),
@@ -105,7 +109,9 @@ def test_check_names_the_flag(changes: dict[str, object], message: str) -> None:
 
 
 def test_a_valid_multi_node_setup_passes() -> None:
-    args = ServerArgs(model_path="/m", nnodes=2, node_rank=1, dist_init_addr="10.0.0.1:5000")
+    args = ServerArgs(
+        model_path="/m", tp_size=2, nnodes=2, node_rank=1, dist_init_addr="10.0.0.1:5000"
+    )
     args.check_server_args()
 
 

@@ -67,9 +67,11 @@ if TYPE_CHECKING:
         AttentionLayerLike,
         ForwardBatchLike,
         GraphRunner,
+        LinearMethod,
         MHAKVPool,
         ModelRunnerLike,
         PagedAllocator,
+        QuantizationConfig,
     )
 
 # The public names, resolved on first access (PEP 562) so that importing
@@ -138,9 +140,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "AttentionLayerLike",
             "ForwardBatchLike",
             "GraphRunner",
+            "LinearMethod",
             "MHAKVPool",
             "ModelRunnerLike",
             "PagedAllocator",
+            "QuantizationConfig",
         ),
     }.items()
     for name in names
@@ -201,6 +205,7 @@ __all__ = [
     "GraphRunner",
     "HookTarget",
     "HookType",
+    "LinearMethod",
     "MHAKVPool",
     "ModelRunnerLike",
     "Operation",
@@ -209,6 +214,7 @@ __all__ = [
     "PlatformActivator",
     "PlatformEnum",
     "PlatformIdentityLike",
+    "QuantizationConfig",
     "ReplaceHook",
     "SRTPlatform",
     "SRTPlatformLike",

@@ -16,7 +16,12 @@ from sglang.sdk.device import DeviceMixin, missing_override
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the protocols import typing: keep it off the selection path
-    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
+    from sglang.sdk.srt_runtime import (
+        GraphRunner,
+        MHAKVPool,
+        PagedAllocator,
+        QuantizationConfig,
+    )
 
 __all__ = ["SRT_OPERATIONS", "SRTPlatform"]
 
@@ -70,11 +75,11 @@ class SRTPlatform(DeviceMixin):
         """Return the paged allocator class."""
         raise missing_override(self, "get_paged_allocator_cls")
 
-    def get_quantization_config(self, quantization: str) -> object | None:
-        """Return the hardware-specific config for *quantization*.
+    def get_quantization_config(self, quantization: str) -> QuantizationConfig | None:
+        """Return the hardware-specific config for *quantization* (``--quantization``).
 
-        Return ``None`` to use the default config; raise if the method is
-        unsupported on this hardware.
+        Return ``None`` to use the runtime's default config for that name;
+        raise if the method is unsupported on this hardware.
         """
         raise missing_override(self, "get_quantization_config")
 

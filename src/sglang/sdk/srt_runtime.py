@@ -2,8 +2,9 @@
 
 ``SRTPlatform.get_mha_kv_pool_cls()`` returns a ``type[MHAKVPool]``,
 ``get_paged_allocator_cls()`` a ``type[PagedAllocator]`` and
-``get_graph_runner_cls()`` a ``type[GraphRunner]``; attention backends
-registered by name satisfy :class:`AttentionBackend`. mypy and pyright check
+``get_graph_runner_cls()`` a ``type[GraphRunner]`` and
+``get_quantization_config(name)`` a :class:`QuantizationConfig` (or ``None``);
+attention backends registered by name satisfy :class:`AttentionBackend`. mypy and pyright check
 a vendor's classes against these protocols, constructor included::
 
     from sglang.sdk import MHAKVPool, PagedAllocator
@@ -27,9 +28,11 @@ __all__ = [
     "AttentionLayerLike",
     "ForwardBatchLike",
     "GraphRunner",
+    "LinearMethod",
     "MHAKVPool",
     "ModelRunnerLike",
     "PagedAllocator",
+    "QuantizationConfig",
 ]
 
 
@@ -209,4 +212,35 @@ class GraphRunner(Protocol):
 
     def replay(self, batch: ForwardBatchLike) -> torch.Tensor:
         """Run *batch* (through a captured graph); return the logits."""
+        ...
+
+
+class LinearMethod(Protocol):
+    """How one linear layer stores its weight and computes its output.
+
+    The layer's full-precision ``weight`` (and ``bias``) are loaded first;
+    then the runtime calls :meth:`process_weights_after_loading` once, which
+    may replace them (for example by an int8 tensor and its scales).
+    """
+
+    def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
+        """Convert *layer*'s loaded weights to the form :meth:`apply` reads."""
+        ...
+
+    def apply(
+        self, layer: torch.nn.Module, x: torch.Tensor, bias: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Return ``x @ W.T (+ bias)`` for *layer*'s (converted) weight ``W``."""
+        ...
+
+
+class QuantizationConfig(Protocol):
+    """A quantization method's configuration (``SRTPlatform.get_quantization_config``)."""
+
+    def get_name(self) -> str:
+        """The method's ``--quantization`` name."""
+        ...
+
+    def get_quant_method(self, layer: torch.nn.Module, prefix: str) -> LinearMethod:
+        """Return the method for the linear *layer* named *prefix* (dotted, in the model)."""
         ...

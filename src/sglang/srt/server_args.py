@@ -59,6 +59,12 @@ class ServerArgs:
     page_size: int = _opt(1, "Tokens per KV-cache page.")
     attention_backend: str | None = _opt(None, "Attention backend name.")
     disable_cuda_graph: bool = _opt(False, "Run eagerly; never capture device graphs.")
+    quantization: str | None = _opt(
+        None, "Quantization method of the linear layers (the platform's config for it)."
+    )
+    enable_torch_compile: bool = _opt(
+        False, "Compile the decoder layers with torch.compile (the platform's backend)."
+    )
     random_seed: int | None = _opt(None, "Seed for sampling and weight initialisation.")
     nnodes: int = _opt(1, "Number of machines.")
     node_rank: int = _opt(0, "This machine's rank among --nnodes.")
@@ -112,6 +118,11 @@ class ServerArgs:
                 "--dist-init-addr",
                 self.nnodes > 1 and not self.dist_init_addr,
                 "is required with --nnodes > 1 (HOST:PORT of rank 0's machine)",
+            ),
+            (
+                "--tp-size",
+                self.nnodes >= 1 and self.tp_size % self.nnodes != 0,
+                "must be a multiple of --nnodes (each node runs tp_size / nnodes ranks)",
             ),
             (
                 "--mem-fraction-static",

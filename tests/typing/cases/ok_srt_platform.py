@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import torch
 
-from sglang.sdk import DeviceLike, PlatformActivator, PlatformIdentityLike, SRTPlatformLike
+from sglang.sdk import (
+    DeviceLike,
+    PlatformActivator,
+    PlatformIdentityLike,
+    QuantizationConfig,
+    SRTPlatformLike,
+)
 from sglang.srt.platforms.device_mixin import (
     CpuArchEnum,
     DeviceCapability,
@@ -71,7 +77,7 @@ class MySRTPlatform(SRTPlatform, MyDeviceMixin):
     def supports_fp8(self) -> bool:
         return True
 
-    def get_quantization_config(self, quantization: str) -> object | None:
+    def get_quantization_config(self, quantization: str) -> QuantizationConfig | None:
         return None
 
     def get_compile_backend(self, mode: str | None = None) -> str:

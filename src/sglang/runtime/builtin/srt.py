@@ -18,7 +18,7 @@ from sglang.sdk.device import DeviceCapability, PlatformEnum
 from sglang.sdk.srt import SRTPlatform
 
 if TYPE_CHECKING:
-    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
+    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator, QuantizationConfig
 
 __all__ = [
     "BuiltinSRTPlatform",
@@ -86,6 +86,18 @@ class BuiltinSRTPlatform(BuiltinDeviceOps, SRTPlatform):
         """Return :attr:`graph_runner_cls` (eager: the reference runtime captures no graphs)."""
         cls: type[GraphRunner] = _runtime_class(self.graph_runner_cls)
         return cls
+
+    def get_quantization_config(self, quantization: str) -> QuantizationConfig | None:
+        """Return the reference runtime's config for *quantization* (``none``, ``w8a16_int8``).
+
+        Raises:
+            ValueError: The runtime has no such method (the message lists them).
+        """
+        builtin = _runtime_class(
+            "sglang.srt.layers.quantization.registry:builtin_quantization_config"
+        )
+        config: QuantizationConfig = builtin(quantization)
+        return config
 
 
 def _runtime_class(reference: str) -> Any:

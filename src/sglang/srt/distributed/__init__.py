@@ -28,17 +28,34 @@ def divide(numerator: int, denominator: int) -> int:
 class TensorParallel:
     """A rank within a tensor-parallel group.
 
+    Ranks are numbered node by node: node *n* of ``nnodes`` holds ranks
+    ``n * size // nnodes`` up to the next node's first.
+
     Attributes:
         rank: This process's rank in the group (``0 <= rank < size``).
-        size: The number of ranks.
+        size: The number of ranks, over all nodes.
+        nnodes: The number of nodes (machines) the ranks are spread over.
     """
 
     rank: int = 0
     size: int = 1
+    nnodes: int = 1
 
     def __post_init__(self) -> None:
         if self.size < 1 or not 0 <= self.rank < self.size:
             raise ValueError(f"invalid tensor-parallel rank {self.rank} of size {self.size}")
+        if self.nnodes < 1 or self.size % self.nnodes:
+            raise ValueError(f"{self.size} ranks do not split evenly over {self.nnodes} nodes")
+
+    @property
+    def local_rank(self) -> int:
+        """This rank's index on its own node (the device it uses)."""
+        return self.rank % (self.size // self.nnodes)
+
+    @property
+    def node_rank(self) -> int:
+        """The node this rank runs on."""
+        return self.rank // (self.size // self.nnodes)
 
     def all_reduce(self, tensor: torch.Tensor) -> torch.Tensor:
         """Sum *tensor* over the group (in place for ``size > 1``)."""

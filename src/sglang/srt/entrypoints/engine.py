@@ -8,6 +8,12 @@ the (possibly hooked) :func:`~sglang.srt.managers.scheduler.run_scheduler_proces
 A receiver thread hands each output to the request it belongs to, so
 several threads may generate at once; a scheduler that fails or dies makes
 every waiting call raise with its error.
+
+With ``--nnodes N``, ``Engine(...)`` runs on every node with its
+``--node-rank``: each starts the ``tp_size / N`` scheduler ranks of its node.
+As upstream, only node 0 has the tokenizer front; on another node the
+constructor blocks, serving its ranks, until node 0 shuts them down (the
+object then only supports :meth:`Engine.shutdown`).
 """
 
 from __future__ import annotations
@@ -78,6 +84,21 @@ def _check_platform() -> None:
                 f"SGLANG_USE_CPU_ENGINE=1 to run on the CPU, or install a platform plugin for "
                 f"your hardware."
             ) from None
+
+
+def _follow_node_zero(group: WorkerGroup) -> None:
+    """Node rank > 0: wait until every local scheduler rank exits (node 0 stops them).
+
+    Raises:
+        sglang.runtime.bootstrap.WorkerFailedError: A rank failed (its error).
+    """
+    try:
+        for rank, process in group.processes.items():
+            process.join()
+            if process.exitcode != 0:
+                group.recv(rank, timeout=_EXIT_GRACE)  # raises with the rank's error
+    finally:
+        group.shutdown()
 
 
 def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int, object]]:
@@ -158,6 +179,12 @@ class Engine:
 
         self.server_args = server_args if server_args is not None else ServerArgs(**kwargs)
         self._group, infos = _launch_subprocesses(self.server_args)
+        self._lock = threading.Lock()
+        self._closed = False
+        if self.server_args.node_rank > 0:  # scheduler ranks only: no tokenizer front
+            self._closed = True
+            _follow_node_zero(self._group)
+            return
         self._leader = min(infos)
         info = infos[self._leader]
         assert isinstance(info, dict)
@@ -168,11 +195,9 @@ class Engine:
         )
         self._ids = itertools.count()
         self._sinks: dict[str, OutputSink] = {}
-        self._lock = threading.Lock()
         self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
         self._stats: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
         self._failure: BaseException | None = None
-        self._closed = False
         self._receiver = threading.Thread(
             target=self._receive, name="sglang-engine-receiver", daemon=True
         )

@@ -10,17 +10,24 @@ the rank's slice out of the checkpoint tensor:
   replicating key/value heads when there are fewer of them than ranks;
 * :class:`RowParallelLinear` splits the input dimension and sums the partial
   products over the group (``all_reduce``), adding the bias once.
+
+Every layer computes through its ``quant_method`` (a
+:class:`sglang.sdk.LinearMethod`): unquantized until the model loader hands
+it the method of the quantization config (``--quantization``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
-from torch.nn import functional
 
 from sglang.srt.distributed import TensorParallel, divide
+from sglang.srt.layers.quantization.base import UnquantizedLinearMethod
+
+if TYPE_CHECKING:
+    from sglang.sdk.srt_runtime import LinearMethod
 
 __all__ = [
     "ColumnParallelLinear",
@@ -69,6 +76,7 @@ class _Linear(torch.nn.Module):
         set_weight_loader(self.weight, self.weight_loader)
         if self.bias is not None:
             set_weight_loader(self.bias, self.weight_loader)
+        self.quant_method: LinearMethod = UnquantizedLinearMethod()
 
     def weight_loader(
         self, param: torch.nn.Parameter, loaded: torch.Tensor, shard: Any = None
@@ -113,7 +121,7 @@ class ColumnParallelLinear(_Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Project *x* to this rank's output columns (gathered if requested)."""
-        y = functional.linear(x, self.weight, self.bias)
+        y = self.quant_method.apply(self, x, self.bias)
         return self.tp.all_gather(y) if self.gather_output else y
 
 
@@ -231,7 +239,7 @@ class RowParallelLinear(_Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Project this rank's input slice and sum over the group."""
-        y = functional.linear(x, self.weight)
+        y = self.quant_method.apply(self, x, None)
         if self.reduce_results:
             y = self.tp.all_reduce(y)
         return y if self.bias is None else y + self.bias

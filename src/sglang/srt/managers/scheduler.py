@@ -14,6 +14,13 @@ inputs: rank 0 reads the engine's connection and broadcasts what arrived
 over ``torch.distributed``, so all ranks form identical batches; requests
 are always seeded, so all ranks sample identical tokens. Only rank 0 sends
 outputs.
+
+With ``--nnodes N`` the ranks are spread over N machines, ``tp_size / N``
+each: node *n* runs ranks ``n * tp_size / N`` onwards, each on its local
+device ``rank % (tp_size / N)``, and all of them meet at the TCP rendezvous
+``--dist-init-addr`` (rank 0's machine). Only node 0 has the engine's
+tokenizer front; the other nodes run their scheduler ranks and follow rank
+0's broadcasts until it shuts them down.
 """
 
 from __future__ import annotations
@@ -60,6 +67,20 @@ def _init_distributed(server_args: ServerArgs, rank: int) -> None:
     )
 
 
+def _leave_distributed(server_args: ServerArgs) -> None:
+    """Leave the process group together, after a barrier.
+
+    Rank 0 hosts the rendezvous store: no rank may still need it when rank 0
+    exits (one that did would abort).
+    """
+    if server_args.tp_size == 1:
+        return
+    import torch.distributed as dist
+
+    dist.barrier()
+    dist.destroy_process_group()
+
+
 class Scheduler:
     """One rank's scheduler: queues, batches, the model worker and the outputs.
 
@@ -80,10 +101,10 @@ class Scheduler:
         from sglang.srt.platforms import current_platform
 
         self.server_args = server_args
-        self.gpu_id = tp_rank
-        self.tp = TensorParallel(tp_rank, server_args.tp_size)
+        self.tp = TensorParallel(tp_rank, server_args.tp_size, server_args.nnodes)
+        self.gpu_id = self.tp.local_rank
         _init_distributed(server_args, tp_rank)
-        current_platform.set_device(current_platform.get_device(tp_rank))
+        current_platform.set_device(current_platform.get_device(self.tp.local_rank))
         self.conn = conn if tp_rank == 0 else None
         self.tp_worker = TpModelWorker(server_args, self.tp)
         self.tokenizer = HFTokenizer.from_pretrained(
@@ -249,3 +270,4 @@ def run_scheduler_process(server_args: ServerArgs, worker: Worker) -> None:
     scheduler = Scheduler(server_args, worker.rank, worker.conn)
     worker.ready(scheduler.info())
     scheduler.event_loop()
+    _leave_distributed(server_args)

@@ -82,6 +82,8 @@ class TpModelWorker:
             page_size=server_args.page_size,
             attention_backend=server_args.attention_backend,
             tp=tp,
+            quantization=server_args.quantization,
+            enable_torch_compile=server_args.enable_torch_compile,
         )
         self.max_total_tokens = self.model_runner.allocator.num_pages * server_args.page_size
         self.sampler = Sampler()
@@ -94,7 +96,7 @@ class TpModelWorker:
         per_token = 2 * config.num_layers * kv_heads * config.head_dim * element
         # the checkpoint's size on disk, shared over the ranks: close enough for a budget
         weights = sum(f.stat().st_size for f in config.path.glob("*.safetensors")) // self.tp.size
-        device = current_platform.get_device(self.tp.rank)
+        device = current_platform.get_device(self.tp.local_rank)
         free, _total = current_platform.get_available_memory(device.index or 0)
         return kv_capacity(
             free_bytes=free,

@@ -3,7 +3,9 @@
 Architectures map to classes through :data:`MODEL_REGISTRY` (lazy
 ``"module:Class"`` paths). The model is built on
 ``current_platform.get_device(rank)`` in the dtype asked for, then each
-checkpoint tensor goes through its parameter's ``weight_loader``.
+checkpoint tensor goes through its parameter's ``weight_loader``; last, the
+quantization config gives every linear layer its method, which converts
+the loaded weights.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 import torch
 
 from sglang.runtime.resolver import resolve
+from sglang.sdk.srt_runtime import QuantizationConfig
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
+from sglang.srt.layers.quantization import UnquantizedConfig, quantize_model
 from sglang.srt.model_executor.weight_utils import iterate_weights, safetensors_files
 
 __all__ = ["MODEL_REGISTRY", "UnsupportedArchitectureError", "get_model_cls", "load_model"]
@@ -57,8 +61,9 @@ def load_model(
     dtype: torch.dtype,
     device: torch.device,
     tp: TensorParallel | None = None,
+    quant_config: QuantizationConfig | None = None,
 ) -> torch.nn.Module:
-    """Build *config*'s model on *device* in *dtype* and load its weights.
+    """Build *config*'s model on *device* in *dtype*, load its weights, then quantize them.
 
     Raises:
         UnsupportedArchitectureError: No model for ``config.architecture``.
@@ -70,4 +75,5 @@ def load_model(
     model: torch.nn.Module = cls(config, tp=tp or TensorParallel())
     model.to(device=device, dtype=dtype)
     model.load_weights(iterate_weights(config.path))  # type: ignore[operator]
+    quantize_model(model, quant_config or UnquantizedConfig())
     return model.eval()

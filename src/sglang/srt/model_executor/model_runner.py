@@ -3,9 +3,11 @@
 Every device- and subsystem-specific piece comes from ``current_platform``:
 the device (``get_device(rank)``), the KV pool (``get_mha_kv_pool_cls()``),
 the page allocator (``get_paged_allocator_cls()``), the graph runner
-(``get_graph_runner_cls()``), the default attention backend name and the
-inference-mode context. :meth:`ModelRunner.forward` runs one prefill or
-decode step for a batch of :class:`SequenceState`.
+(``get_graph_runner_cls()``), the default attention backend name, the
+quantization config (``get_quantization_config()``, with ``--quantization``),
+the ``torch.compile`` backend (``get_compile_backend()``, with
+``--enable-torch-compile``) and the inference-mode context.
+:meth:`ModelRunner.forward` runs one prefill or decode step for a batch of :class:`SequenceState`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from sglang.sdk.srt_runtime import ForwardBatchLike
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.layers.attention import get_attention_backend_cls
+from sglang.srt.layers.quantization import resolve_quantization_config
+from sglang.srt.model_executor.compile import compile_model
 from sglang.srt.model_executor.forward_batch_info import ForwardBatch, ForwardMode
 from sglang.srt.model_executor.model_loader import load_model
 from sglang.srt.platforms import current_platform
@@ -69,6 +73,8 @@ class ModelRunner:
         page_size: Tokens per KV page.
         attention_backend: A registered backend name, else the platform default.
         tp: This rank's tensor-parallel position.
+        quantization: A ``--quantization`` name, or ``None`` for none.
+        enable_torch_compile: Compile the decoder layers with the platform's backend.
     """
 
     def __init__(
@@ -80,12 +86,25 @@ class ModelRunner:
         page_size: int = 16,
         attention_backend: str | None = None,
         tp: TensorParallel | None = None,
+        quantization: str | None = None,
+        enable_torch_compile: bool = False,
     ) -> None:
         self.platform = current_platform
         self.tp = tp or TensorParallel()
         self.config = ModelConfig.from_pretrained(model_path)
-        self.device = self.platform.get_device(self.tp.rank)
-        self.model = load_model(self.config, dtype=dtype, device=self.device, tp=self.tp)
+        self.device = self.platform.get_device(self.tp.local_rank)
+        self.quant_config = resolve_quantization_config(self.platform, quantization)
+        self.model = load_model(
+            self.config,
+            dtype=dtype,
+            device=self.device,
+            tp=self.tp,
+            quant_config=self.quant_config,
+        )
+        self.compile_backend: str | None = None
+        if enable_torch_compile:
+            self.compile_backend = self.platform.get_compile_backend()
+            compile_model(self.model, self.compile_backend)
         num_pages = -(-max_total_tokens // page_size)
         kv_heads = max(1, self.config.num_kv_heads // self.tp.size)
         self.kv_pool = self.platform.get_mha_kv_pool_cls()(
