@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
 from sglang.srt.managers.io_struct import (
     AbortRequest,
     RequestOutput,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from sglang.runtime.bootstrap import WorkerGroup
     from sglang.srt.hf_tokenizer import HFTokenizer
 
-__all__ = ["Engine", "OutputSink", "result_dict", "stream_chunk_dict"]
+__all__ = ["Engine", "OutputSink"]
 
 OutputSink = Callable[["RequestOutput | BaseException"], object]
 """Receives a request's outputs on the engine's receiver thread (see :meth:`Engine.submit`)."""
@@ -130,33 +131,6 @@ def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int
     ]
     group = WorkerGroup(specs).start()
     return group, group.wait_ready(timeout=_START_TIMEOUT)
-
-
-def result_dict(chunks: Sequence[RequestOutput], with_logprobs: bool) -> dict[str, Any]:
-    """The :meth:`Engine.generate` result of a finished request from all its outputs."""
-    ids = [t for chunk in chunks for t in chunk.output_ids]
-    logprobs = [p for chunk in chunks for p in chunk.logprobs]
-    meta = _meta_info(chunks[-1], ids, logprobs if with_logprobs else None)
-    return {"text": "".join(c.text for c in chunks), "output_ids": ids, "meta_info": meta}
-
-
-def stream_chunk_dict(chunk: RequestOutput, with_logprobs: bool = False) -> dict[str, Any]:
-    """One streamed :meth:`Engine.generate` chunk: the new ``text`` and ``output_ids``."""
-    ids = list(chunk.output_ids)
-    meta = _meta_info(chunk, ids, list(chunk.logprobs) if with_logprobs else None)
-    return {"text": chunk.text, "output_ids": ids, "meta_info": meta}
-
-
-def _meta_info(last: RequestOutput, ids: list[int], logprobs: list[float] | None) -> dict[str, Any]:
-    meta: dict[str, Any] = {
-        "id": last.rid,
-        "prompt_tokens": last.prompt_tokens,
-        "completion_tokens": last.completion_tokens,
-        "finish_reason": last.finish_reason,
-    }
-    if logprobs is not None:
-        meta["output_token_logprobs"] = [(p, t, None) for p, t in zip(logprobs, ids, strict=True)]
-    return meta
 
 
 class Engine:

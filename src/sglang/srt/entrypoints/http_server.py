@@ -29,7 +29,7 @@ from sglang.runtime.http import (
     stop_on_signals,
 )
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
-from sglang.srt.entrypoints.engine import Engine, result_dict, stream_chunk_dict
+from sglang.srt.entrypoints.engine import Engine
 from sglang.srt.entrypoints.metrics import METRICS_MEDIA_TYPE, ServerMetrics
 from sglang.srt.entrypoints.openai.context import ServingContext, created
 from sglang.srt.entrypoints.openai.protocol import (
@@ -38,6 +38,7 @@ from sglang.srt.entrypoints.openai.protocol import (
     GenerateRequest,
 )
 from sglang.srt.entrypoints.openai.serving import create_chat_completion, create_completion
+from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
 from sglang.srt.managers.io_struct import RequestOutput
 from sglang.srt.server_args import ServerArgs
 
