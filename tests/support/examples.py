@@ -18,7 +18,7 @@ from pathlib import Path
 from tests.support.dists import REPO_ROOT, PythonResult
 from tests.support.isolation import clean_environment, make_venv, plugin_free_env
 
-__all__ = ["EXAMPLES", "install_examples", "run_in"]
+__all__ = ["EXAMPLES", "console_script", "install_examples", "run_in"]
 
 EXAMPLES = REPO_ROOT / "examples"
 
@@ -60,3 +60,20 @@ def run_in(
         check=False,
     )
     return PythonResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def console_script(bin_dir: Path, python: Path, name: str = "sglang") -> Path:
+    """Write *name* into *bin_dir*: the ``sglang`` console script, run by *python*.
+
+    The plugin-free venv sees sglang through its view, which holds no
+    console scripts; this one calls the same function as the installed one.
+    """
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / name
+    script.write_text(
+        f"#!{python}\nimport sys\nfrom sglang.cli.main import main\n"
+        "if __name__ == '__main__':\n    sys.exit(main())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return script

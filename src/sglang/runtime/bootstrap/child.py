@@ -106,7 +106,16 @@ def _fail(conn: Connection, spec: WorkerSpec, stage: str, exc: BaseException) ->
 
 
 def worker_main(spec: WorkerSpec, conn: Connection, parent_pid: int) -> None:
-    """Run one worker: watchdog, steps, payload, target (see the module docstring)."""
+    """Run one worker: watchdog, steps, payload, target (see the module docstring).
+
+    The worker ignores SIGINT: Ctrl-C in a terminal reaches the whole
+    foreground process group, and the launcher owns the shutdown (it asks
+    its workers to stop, then terminates what is left); a launcher that dies
+    still takes its workers down through the watchdog.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(
         target=_watch_parent, args=(parent_pid,), name="sglang-parent-watchdog", daemon=True
     ).start()
