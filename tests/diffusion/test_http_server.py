@@ -124,13 +124,26 @@ def test_bad_requests_are_400_in_the_openai_error_shape(
     assert message in error["message"]
 
 
-def test_the_api_key_is_required_on_every_endpoint(server: str) -> None:
-    for path in ("/health", "/v1/images/generations"):
-        response = httpx.post(f"{server}{path}", json={"prompt": "x"}, timeout=10)
+def test_the_api_key_is_required_on_every_endpoint_but_health(server: str) -> None:
+    url = f"{server}/v1/images/generations"
+    for headers in ({}, {"Authorization": "Bearer nope"}):
+        response = httpx.post(url, json={"prompt": "x"}, headers=headers, timeout=10)
         assert response.status_code == 401
-        assert "API key" in response.json()["error"]["message"]
-    wrong = httpx.get(f"{server}/health", headers={"Authorization": "Bearer nope"}, timeout=10)
-    assert wrong.status_code == 401
+        error = response.json()["error"]
+        assert (error["type"], error["code"]) == ("authentication_error", "invalid_api_key")
+        assert "API key" in error["message"]
+    assert httpx.get(f"{server}/health", timeout=10).status_code == 200  # as on the SRT server
+
+
+def test_malformed_json_is_400_in_the_openai_error_shape(server: str) -> None:
+    response = httpx.post(
+        f"{server}/v1/images/generations",
+        content=b"{not json",
+        headers={"Authorization": "Bearer sk-test", "Content-Type": "application/json"},
+        timeout=10,
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error"
 
 
 @pytest.mark.skipif(not HAS_PROC, reason="reads the server's children from /proc")

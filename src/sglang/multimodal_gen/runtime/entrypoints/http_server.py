@@ -5,10 +5,11 @@ plugins and applies their hooks before it imports
 :mod:`sglang.multimodal_gen.runtime.launch_server`; there a ``DiffGenerator``
 starts the scheduler workers and uvicorn serves :func:`build_app` on
 ``--host``/``--port`` until SIGINT or SIGTERM, the workers stopped on every
-exit path. With ``--api-key`` every endpoint requires ``Authorization:
-Bearer KEY``. Requests are validated strictly: unknown fields, ``n`` other
-than 1, a malformed ``size`` or a bad parameter are a 400 in the OpenAI
-error shape.
+exit path. With ``--api-key`` every path but ``/health`` requires
+``Authorization: Bearer KEY``. Requests are validated strictly: unknown
+fields, ``n`` other than 1, a malformed ``size`` or a bad parameter are a
+400 in the OpenAI error shape. Errors, the API key and the signal-driven
+run are the shared :mod:`sglang.runtime.http` pieces the SRT server uses.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from sglang.runtime.http import APIError, ApiKeyMiddleware, install_error_handlers, parse_body
 
 if TYPE_CHECKING:
     from sglang.multimodal_gen.runtime.entrypoints.diff_generator import DiffGenerator
@@ -70,11 +72,6 @@ class ImageGenerationRequest(BaseModel):
         return params
 
 
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "param": None, "code": status}}
-    return JSONResponse(body, status_code=status)
-
-
 def _png_b64(image: Any) -> str:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
@@ -82,35 +79,26 @@ def _png_b64(image: Any) -> str:
 
 
 def build_app(generator: DiffGenerator, api_key: str | None = None) -> FastAPI:
-    """The FastAPI app serving *generator* (``api_key``: require a bearer token)."""
+    """The FastAPI app serving *generator*; with *api_key*, every path but ``/health`` needs it."""
     app = FastAPI(title="SGLang Diffusion")
-
-    @app.middleware("http")
-    async def check_api_key(request: Request, call_next: Any) -> Any:
-        if api_key is not None and request.headers.get("authorization") != f"Bearer {api_key}":
-            return _error(401, "invalid or missing API key (Authorization: Bearer KEY)")
-        return await call_next(request)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc'][1:]) or 'body'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        return _error(400, problems)
+    install_error_handlers(app)
 
     @app.get("/health")
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/v1/images/generations", response_model=None)
-    def generations(body: ImageGenerationRequest) -> dict[str, object] | JSONResponse:
+    @app.post("/v1/images/generations")
+    async def generations(request: Request) -> dict[str, object]:
+        body = await parse_body(request, ImageGenerationRequest)
         try:
-            image = generator.generate(body.prompt, body.sampling_params())
+            params = body.sampling_params()
+            image = await run_in_threadpool(generator.generate, body.prompt, params)
         except ValueError as exc:
-            return _error(400, str(exc))
+            raise APIError(400, str(exc)) from None
         return {"created": int(time.time()), "data": [{"b64_json": _png_b64(image)}]}
 
+    if api_key is not None:
+        app.add_middleware(ApiKeyMiddleware, api_key=api_key)
     return app
 
 
@@ -126,8 +114,6 @@ def launch_server(server_args: ServerArgs) -> None:
         sglang.runtime.bootstrap.WorkerFailedError: The server child failed
             (its error and traceback text are in the message).
     """
-    import signal
-
     from sglang.multimodal_gen import envs
     from sglang.multimodal_gen.runtime.managers.worker_bootstrap import (
         HTTPServerProcessSpec,
@@ -135,22 +121,17 @@ def launch_server(server_args: ServerArgs) -> None:
     )
     from sglang.multimodal_gen.runtime.platforms.plugins import apply_plugin_hooks
     from sglang.runtime.bootstrap import WorkerGroup
+    from sglang.runtime.http import stop_on_signals
 
     apply_plugin_hooks()
     server_args.check_server_args()
     payload = ServerArgsPayload.from_server_args(server_args)
     group = WorkerGroup([HTTPServerProcessSpec.for_server(payload)])
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(0)
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        group.start().wait_ready(timeout=envs.start_timeout())
-        group.processes[0].join()
-        if group.processes[0].exitcode not in (0, None):
-            group.recv(0, timeout=1)  # raises with the child's own error
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        group.shutdown(grace=_STOP_GRACE)
+    with stop_on_signals():
+        try:
+            group.start().wait_ready(timeout=envs.start_timeout())
+            group.processes[0].join()
+            if group.processes[0].exitcode not in (0, None):
+                group.recv(0, timeout=1)  # raises with the child's own error
+        finally:
+            group.shutdown(grace=_STOP_GRACE)
