@@ -105,7 +105,7 @@ def wait_idle(http: httpx.Client, timeout: float = 30) -> dict[str, int]:
     return state
 
 
-LONG = {"temperature": 0, "max_tokens": 200, "ignore_eos": True}
+LONG = {"temperature": 0, "max_tokens": 240, "ignore_eos": True}  # near the context (256)
 
 
 def test_a_client_that_disconnects_mid_stream_is_aborted(
@@ -125,7 +125,7 @@ def test_a_client_that_disconnects_mid_stream_is_aborted(
     state = wait_idle(http)
     assert state["free_pages"] == state["total_pages"]
     assert state["running"] == 0
-    assert generated_tokens(http) - before < 200  # it was stopped, not run to the end
+    assert generated_tokens(http) - before < 240  # it was stopped, not run to the end
 
 
 def test_a_client_that_gives_up_on_a_plain_request_is_aborted(
@@ -139,12 +139,13 @@ def test_a_client_that_gives_up_on_a_plain_request_is_aborted(
             f"{server.url}/v1/completions",
             json=body,
             headers={"Authorization": f"Bearer {API_KEY}"},
-            timeout=httpx.Timeout(60, read=0.3),
+            # a plain answer comes only at the end: 240 tokens take far longer than this
+            timeout=httpx.Timeout(60, read=0.05),
         )
     state = wait_idle(http)
     assert state["free_pages"] == state["total_pages"]
     assert state["running"] == 0
-    assert generated_tokens(http) - before < 200
+    assert generated_tokens(http) - before < 240
 
 
 def test_metrics_count_requests_tokens_queue_and_time_to_first_token(
