@@ -38,14 +38,17 @@ def _free_port() -> int:
         return port
 
 
+SGLANG_SERVE = "import sys\nfrom sglang.cli.main import main\nsys.exit(main())"
+"""``sglang serve ...``: the console script's function, run by the plugin-free interpreter."""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Iterator[str]:
+    """``sglang serve MODEL``: auto routing picks the diffusion backend (``model_index.json``)."""
     folder = tmp_path_factory.mktemp("http")
-    script = folder / "serve.py"
-    script.write_text(SERVE, encoding="utf-8")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    command = [str(clean_environment().python), str(script), str(tiny_model)]
+    command = [str(clean_environment().python), "-c", SGLANG_SERVE, "serve", str(tiny_model)]
     command += ["--port", str(port), "--api-key", "sk-test", "--log-level", "warning"]
     log = (folder / "server.log").open("w")
     proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
