@@ -14,9 +14,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,7 +21,7 @@ import pytest
 from tests.support.dists import REPO_ROOT
 from tests.support.examples import EXAMPLES, console_script
 from tests.support.isolation import clean_environment, make_venv, plugin_free_env
-from tests.support.processes import HAS_PROC
+from tests.support.processes import HAS_PROC, free_port, run_script_in_session
 
 GUIDE = REPO_ROOT / "docs" / "guides" / "vendor-path.rst"
 OFFLINE = "python -m pip install --no-deps --no-build-isolation --no-index"
@@ -43,12 +40,6 @@ def _script(source: Path, model: Path, port: int) -> str:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.skipif(shutil.which("curl") is None, reason="the guide uses curl")
 @pytest.mark.skipif(not HAS_PROC, reason="job control needs a POSIX shell")
 def test_the_vendor_path_runs_as_written(tmp_path: Path) -> None:
@@ -56,32 +47,19 @@ def test_the_vendor_path_runs_as_written(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES / "demo_platform", source)
     python = make_venv(tmp_path / "venv", clean_environment().view)
     console_script(python.parent, python)
-    port = _free_port()
+    port = free_port()
     script = "set -m\n" + _script(source, tmp_path / "tiny-llama", port)
     work = tmp_path / "work"  # "in any directory"
     work.mkdir()
     path = os.pathsep.join([str(python.parent), os.environ["PATH"]])
-    # a session of its own, so that a run that hangs is stopped with its server
-    proc = subprocess.Popen(
-        ["bash", "-euc", script],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**plugin_free_env(), "PATH": path},
-        cwd=work,
-        start_new_session=True,
+    result = run_script_in_session(
+        script, env={**plugin_free_env(), "PATH": path}, cwd=work, timeout=900
     )
-    try:
-        stdout, stderr = proc.communicate(timeout=900)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"the vendor path did not finish:\n{stdout}\n{stderr}")
-    assert proc.returncode == 0, stdout[-6000:] + stderr[-6000:]
-    assert "Success: no issues found" in stdout  # mypy
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
+    assert "Success: no issues found" in result.stdout  # mypy
     report = json.loads((work / "conformance.json").read_text("utf-8"))
     assert report["plugin"]["distribution"] == "sglang-demo-platform"
     assert report["summary"]["failed"] == 0
     assert report["summary"]["passed"] > 0
-    assert '"object":"text_completion"' in stdout  # curl's answer
-    assert "Traceback" not in stderr
+    assert '"object":"text_completion"' in result.stdout  # curl's answer
+    assert "Traceback" not in result.stderr
