@@ -16,6 +16,8 @@ import pytest
 from sglang.testing.make_model import make_model
 from tests.support.examples import install_examples, run_in
 
+PRESENT = {"MY_DEVICE_AVAILABLE": "1"}  # the stand-in device is present only when told
+
 VERIFY = "from sglang.srt.platforms import current_platform; print(current_platform)"
 
 GENERATE = """
@@ -37,7 +39,7 @@ def venv_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_verification_command_names_the_platform(venv_python: Path) -> None:
-    out = run_in(venv_python, VERIFY).check().stdout
+    out = run_in(venv_python, VERIFY, PRESENT).check().stdout
     assert "MySRTPlatform" in out
     assert "my-platform-plugin" in out  # the distribution that provided it
     assert "my_device" in out
@@ -45,19 +47,17 @@ def test_the_verification_command_names_the_platform(venv_python: Path) -> None:
 
 def test_an_unavailable_device_steps_aside(venv_python: Path) -> None:
     code = "from sglang.srt.platforms import current_platform as p; print(type(p).__name__)"
-    out = run_in(venv_python, code, {"MY_DEVICE_AVAILABLE": "0", "SGLANG_USE_CPU_ENGINE": "1"})
+    out = run_in(venv_python, code, {"SGLANG_USE_CPU_ENGINE": "1"})  # not told: absent
     assert out.check().stdout.strip() == "CpuSRTPlatform"
 
 
 def test_a_generation_runs_on_my_device_with_the_hook(venv_python: Path, tmp_path: Path) -> None:
     model = make_model(tmp_path / "model", arch="llama")
     code = GENERATE.format(model=str(model))
-    mine = run_in(venv_python, code, timeout=300).check()
+    mine = run_in(venv_python, code, PRESENT, timeout=300).check()
     assert "PLATFORM MySRTPlatform" in mine.stdout
     # the hook ran in the scheduler process, whose output reaches the same stdout
     assert "Scheduler initialized! gpu_id=0" in mine.stdout
-    cpu = run_in(
-        venv_python, code, {"MY_DEVICE_AVAILABLE": "0", "SGLANG_USE_CPU_ENGINE": "1"}, timeout=300
-    ).check()
+    cpu = run_in(venv_python, code, {"SGLANG_USE_CPU_ENGINE": "1"}, timeout=300).check()
     assert "PLATFORM CpuSRTPlatform" in cpu.stdout
     assert mine.stdout.split("IDS ")[1] == cpu.stdout.split("IDS ")[1]

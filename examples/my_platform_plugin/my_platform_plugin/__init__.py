@@ -6,7 +6,10 @@ initialised, so it imports neither torch nor the platform module; it
 returns the qualname of the class to activate, or ``None`` to step aside.
 
 ``my_device`` is a stand-in that runs on host memory, so the quick start
-works on any machine; ``MY_DEVICE_AVAILABLE=0`` makes it absent.
+works on any machine. A stand-in has no driver to ask, so it is present only
+when ``MY_DEVICE_AVAILABLE=1`` says so; otherwise the callback steps aside,
+as a real plugin does on a machine without its hardware (and does not
+collide with another installed platform plugin).
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ import os
 __all__ = ["AVAILABLE_ENV", "activate"]
 
 AVAILABLE_ENV = "MY_DEVICE_AVAILABLE"
-"""Set to ``0`` to make ``my_device`` unavailable (``activate`` returns ``None``)."""
+"""Set to ``1`` to make the stand-in ``my_device`` present (else ``activate`` returns ``None``)."""
 
 
 def _my_device_is_available() -> bool:
     # A real plugin asks its driver here (a cheap probe, no device context).
-    return os.environ.get(AVAILABLE_ENV, "1").strip() != "0"
+    return os.environ.get(AVAILABLE_ENV, "").strip() == "1"
 
 
 def activate() -> str | None:
