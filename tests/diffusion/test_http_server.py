@@ -6,7 +6,6 @@ import base64
 import io
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from PIL import Image
 
 from tests.diffusion.support import recording_site
 from tests.support.isolation import clean_environment
-from tests.support.processes import HAS_PROC, wait_gone
+from tests.support.processes import HAS_PROC, free_port, wait_gone
 
 SERVE = """
 import sys
@@ -31,13 +30,6 @@ if __name__ == "__main__":  # spawn re-runs this scope in the server child: keep
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 SGLANG_SERVE = "import sys\nfrom sglang.cli.main import main\nsys.exit(main())"
 """``sglang serve ...``: the console script's function, run by the plugin-free interpreter."""
 
@@ -46,7 +38,7 @@ SGLANG_SERVE = "import sys\nfrom sglang.cli.main import main\nsys.exit(main())"
 def server(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Iterator[str]:
     """``sglang serve MODEL``: auto routing picks the diffusion backend (``model_index.json``)."""
     folder = tmp_path_factory.mktemp("http")
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
     command = [str(clean_environment().python), "-c", SGLANG_SERVE, "serve", str(tiny_model)]
     command += ["--port", str(port), "--api-key", "sk-test", "--log-level", "warning"]
@@ -153,7 +145,7 @@ def test_malformed_json_is_400_in_the_openai_error_shape(server: str) -> None:
 def test_sigterm_stops_the_server_and_its_workers(tmp_path: Path, tiny_model: Path) -> None:
     script = tmp_path / "serve.py"
     script.write_text(SERVE, encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
     proc = subprocess.Popen(
         [str(clean_environment().python), str(script), str(tiny_model), "--port", str(port)],
@@ -184,7 +176,7 @@ def test_the_http_child_applies_hooks_before_importing_the_server_module(
     events = tmp_path / "events.txt"
     script = tmp_path / "serve.py"
     script.write_text(SERVE, encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
     env.update(
         SGLANG_DIFFUSION_PLATFORM_OVERRIDE="recording",

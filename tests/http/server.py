@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Sequence
@@ -15,18 +14,11 @@ import httpx
 import psutil  # type: ignore[import-untyped]
 
 from tests.support.isolation import clean_environment
+from tests.support.processes import free_port
 
 __all__ = ["ServerProcess", "free_port"]
 
 START_TIMEOUT = 180.0
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class ServerProcess:

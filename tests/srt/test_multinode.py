@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 from pathlib import Path
 
 from sglang.testing.make_model import make_model
 from tests.support.dists import REPO_ROOT, run_python
 from tests.support.isolation import clean_environment
+from tests.support.processes import free_port
 
 NODE = """
 from sglang.srt.entrypoints.engine import Engine
@@ -43,16 +43,9 @@ if __name__ == "__main__":
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def test_two_nodes_match_one_rank(tmp_path: Path) -> None:
     model = str(make_model(tmp_path / "m", arch="llama"))
-    addr = f"127.0.0.1:{_free_port()}"
+    addr = f"127.0.0.1:{free_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
     env |= {"SGLANG_USE_CPU_ENGINE": "1", "PYTHONPATH": str(REPO_ROOT)}
     node1 = subprocess.Popen(

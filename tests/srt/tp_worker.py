@@ -9,19 +9,12 @@ with ``current_platform.get_torch_distributed_backend_str()`` on a free
 from __future__ import annotations
 
 import json
-import socket
 from typing import Any
+
+from tests.support.processes import free_port
 
 PROMPTS = [[5, 6, 7, 8, 9, 10], [20, 21]]
 MAX_NEW_TOKENS = 12
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def rank_main(rank: int, port: int, path: str, queue: Any) -> None:

@@ -12,7 +12,11 @@ Importing this package imports neither torch nor any runtime module.
 """
 
 from sglang.runtime.bootstrap.child import FAILED, LOGGER_NAME, READY, Worker, worker_main
-from sglang.runtime.bootstrap.launcher import WorkerFailedError, WorkerGroup
+from sglang.runtime.bootstrap.launcher import (
+    WorkerFailedError,
+    WorkerGroup,
+    local_rendezvous_address,
+)
 from sglang.runtime.bootstrap.spec import Payload, WorkerSpec
 
 __all__ = [
@@ -24,5 +28,6 @@ __all__ = [
     "WorkerFailedError",
     "WorkerGroup",
     "WorkerSpec",
+    "local_rendezvous_address",
     "worker_main",
 ]

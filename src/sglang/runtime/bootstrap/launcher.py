@@ -26,7 +26,7 @@ from types import TracebackType
 from sglang.runtime.bootstrap.child import FAILED, READY, worker_main
 from sglang.runtime.bootstrap.spec import WorkerSpec
 
-__all__ = ["WorkerFailedError", "WorkerGroup"]
+__all__ = ["WorkerFailedError", "WorkerGroup", "local_rendezvous_address"]
 
 _GRACE = 5.0
 
@@ -229,3 +229,16 @@ class WorkerGroup:
     def __repr__(self) -> str:
         alive = sum(process.is_alive() for process in self.processes.values())
         return f"<WorkerGroup {len(self.specs)} workers, {alive} alive>"
+
+
+def local_rendezvous_address() -> str:
+    """``127.0.0.1:PORT`` with a port nothing listens on: where one machine's workers meet.
+
+    Both runtimes use it as ``--dist-init-addr`` when several local ranks
+    need a ``torch.distributed`` rendezvous and none was given.
+    """
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"

@@ -22,7 +22,6 @@ import dataclasses
 import itertools
 import queue
 import random
-import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -63,13 +62,6 @@ _START_TIMEOUT = 600.0
 _EXIT_GRACE = 5.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _check_platform() -> None:
     """Fail now, not in a child, when the platform cannot run the runtime."""
     from sglang.srt.platforms import current_platform
@@ -107,14 +99,14 @@ def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int
 
     Returns the worker group and what each local rank reported when ready.
     """
-    from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec
+    from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec, local_rendezvous_address
     from sglang.srt.plugins import load_plugins
 
     load_plugins()
     server_args.check_server_args()
     _check_platform()
     if server_args.tp_size > 1 and not server_args.dist_init_addr:
-        server_args.dist_init_addr = f"127.0.0.1:{_free_port()}"
+        server_args.dist_init_addr = local_rendezvous_address()
     per_node = server_args.tp_size // server_args.nnodes
     first = server_args.node_rank * per_node
     payload = Payload.pack(server_args)

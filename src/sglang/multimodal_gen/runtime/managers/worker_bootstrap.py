@@ -22,11 +22,10 @@ Importing this module imports no diffusion runtime module and no torch.
 from __future__ import annotations
 
 import pickle
-import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec
+from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec, local_rendezvous_address
 
 if TYPE_CHECKING:
     from sglang.multimodal_gen.runtime.server_args import ServerArgs
@@ -125,13 +124,6 @@ class HTTPServerProcessSpec(WorkerSpec):
         )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def launch_scheduler_processes(
     server_args: ServerArgs, timeout: float
 ) -> tuple[WorkerGroup, dict[int, object]]:
@@ -142,7 +134,7 @@ def launch_scheduler_processes(
             error and traceback text are in the message).
     """
     if not server_args.dist_init_addr:
-        server_args.dist_init_addr = f"127.0.0.1:{_free_port()}"
+        server_args.dist_init_addr = local_rendezvous_address()
     payload = ServerArgsPayload.from_server_args(server_args)
     specs = [SchedulerProcessSpec.for_rank(payload, rank) for rank in range(server_args.sp_degree)]
     group = WorkerGroup(specs).start()
