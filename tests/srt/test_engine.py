@@ -26,6 +26,15 @@ from tests.support.dists import Dist, Site, run_python
 from tests.support.processes import HAS_PROC, wait_gone
 
 GREEDY = {"temperature": 0, "max_new_tokens": 12, "ignore_eos": True}
+LOGPROB_TOLERANCE = 1e-3
+"""How far the runtime's fp32 logprobs may be from transformers'.
+
+The tokens must be equal; the logprobs come from different kernels (fused
+QKV and gate/up projections, paged attention) whose rounding depends on the
+CPU: 3e-6 on the development machine, up to 7e-4 seen on one CI run.
+Repeating a request in one engine must
+give the same logprobs bit for bit, whatever the machine.
+"""
 PROMPTS = [
     "Hello world",
     "the quick brown fox jumps over the lazy dog",
@@ -72,7 +81,11 @@ def test_greedy_tokens_and_logprobs_equal_transformers(engine: Engine, model: Pa
         expected_ids, expected_logprobs = hf_greedy(hf, ids, GREEDY["max_new_tokens"])
         assert out["output_ids"] == expected_ids
         got = [lp for lp, _, _ in out["meta_info"]["output_token_logprobs"]]
-        assert got == pytest.approx(expected_logprobs, abs=1e-4)
+        assert got == pytest.approx(expected_logprobs, abs=LOGPROB_TOLERANCE)
+        again = engine.generate(prompt, GREEDY, return_logprob=True)
+        assert (
+            again["meta_info"]["output_token_logprobs"] == out["meta_info"]["output_token_logprobs"]
+        )
         assert [t for _, t, _ in out["meta_info"]["output_token_logprobs"]] == expected_ids
         assert out["meta_info"]["prompt_tokens"] == len(ids)
         assert out["meta_info"]["completion_tokens"] == GREEDY["max_new_tokens"]
