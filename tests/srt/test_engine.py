@@ -32,8 +32,8 @@ LOGPROB_TOLERANCE = 1e-3
 The tokens must be equal; the logprobs come from different kernels (fused
 QKV and gate/up projections, paged attention) whose rounding depends on the
 CPU: 3e-6 on the development machine, up to 7e-4 seen on one CI run.
-Repeating a request in one engine must
-give the same logprobs bit for bit, whatever the machine.
+Repeating a request in one engine must give the same logprobs bit for
+bit, whatever the machine.
 """
 PROMPTS = [
     "Hello world",
