@@ -16,7 +16,9 @@ Every process gets the same environment: this one minus ``SGLANG_*`` and
 used, as in an installed environment), with the example on ``PYTHONPATH``
 for all of them, the baseline included. One untimed warm-up run per
 command writes the bytecode; the repetitions then alternate between the
-commands. The target is every command <= 1.5x the baseline. Run::
+commands. The target is every command <= 1.5x the baseline. Two ``floor``
+rows time the standard-library imports that a console script and an
+argparse help screen cannot avoid (see ``FLOORS``). Run::
 
     python benchmarks/bench_cli.py           # median of 21
     python benchmarks/bench_cli.py --quick   # smoke run: 3 repetitions
@@ -75,10 +77,25 @@ def environment(site: Path) -> dict[str, str]:
     return env
 
 
+FLOORS = {
+    "floor: console script": "import re, sys",
+    "floor: argparse help": "import re, sys, argparse, shutil, dataclasses, logging",
+}
+"""What the interpreter needs before any sglang code runs, as ``python -c`` rows.
+
+pip's console-script wrapper imports :mod:`re`; a help screen needs
+:mod:`argparse` (which formats through :mod:`shutil`), and the server
+arguments are a :mod:`dataclasses` class whose plugins log through
+:mod:`logging`. These rows show how much of each ratio the standard library
+takes; they are not commands and have no target.
+"""
+
+
 def commands() -> dict[str, list[str]]:
     sglang = sglang_command()
     return {
         "python -c pass": [sys.executable, "-c", "pass"],
+        **{name: [sys.executable, "-c", code] for name, code in FLOORS.items()},
         "sglang --version": [*sglang, "--version"],
         "sglang plugins": [*sglang, "plugins"],
         "sglang serve --help": [*sglang, "serve", "--help"],
@@ -126,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{ms / base:.2f}x",
             "baseline"
             if name == "python -c pass"
+            else "-"
+            if name in FLOORS
             else ("yes" if ms / base <= TARGET_RATIO else "no"),
         ]
         for name, ms in medians.items()

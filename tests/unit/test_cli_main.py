@@ -62,8 +62,10 @@ def test_unknown_command_exits_two_with_usage() -> None:
 def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 0
     assert "usage: sglang" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as caught:
-        main(["--version"])
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"sglang {sglang.__version__}"
+    with pytest.raises(SystemExit) as caught:  # argparse's action, when combined
+        main(["--version", "plugins"])
     assert caught.value.code == 0
     assert capsys.readouterr().out.strip() == f"sglang {sglang.__version__}"
 

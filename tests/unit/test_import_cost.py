@@ -186,7 +186,9 @@ def test_cli_module_does_not_import_torch(flag: str) -> None:
     python = str(clean_environment().python)
     proc, modules = imported_by([python, "-X", "importtime", "-m", "sglang.cli.main", flag])
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert {"argparse", "sglang.cli"} <= modules
+    assert "sglang.cli" in modules
+    # --version answers before the parser is built
+    assert ("argparse" in modules) == (flag == "--help")
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], f"python -m sglang.cli.main {flag} imported {heavy}"
 

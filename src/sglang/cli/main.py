@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main"]
 
+_VERSION_TEXT = f"sglang {__version__}"
+
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level argument parser."""
@@ -32,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
             "see the plugin guide for SGLANG_PLATFORM, SGLANG_PLUGINS and friends."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"sglang {__version__}")
+    parser.add_argument("--version", action="version", version=_VERSION_TEXT)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.add_parser(
         "serve",
@@ -48,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
     tokens = list(sys.argv[1:] if argv is None else argv)
+    if tokens == ["--version"]:  # argparse's own output, without importing argparse
+        print(_VERSION_TEXT)
+        return 0
+    if tokens in (["plugins"], ["plugins", "--json"]):  # the listing, without argparse
+        from sglang.cli import plugins
+
+        return plugins.print_listing(as_json=len(tokens) == 2)
     if tokens[:1] == ["serve"]:
         from sglang.cli.serve import serve
 

@@ -19,13 +19,14 @@ of objects with ``name``, ``distribution``, ``version``, ``value``,
 
 from __future__ import annotations
 
-import argparse
-import json
-from typing import Any
-
 from sglang.sdk.constants import ALL_ENTRY_POINT_GROUPS
 
-__all__ = ["add_parser", "explain", "listing", "run"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+__all__ = ["add_parser", "explain", "listing", "print_listing", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -112,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "explain":
         data = explain()
         if args.json:
+            import json
+
             print(json.dumps(data))
         else:
             for runtime in data.values():
@@ -123,8 +126,15 @@ def run(args: argparse.Namespace) -> int:
                     )
         failed = [k for k, v in data.items() if v["selection"]["error"] is not None]
         return 1 if failed else 0
+    return print_listing(as_json=args.json)
+
+
+def print_listing(*, as_json: bool = False) -> int:
+    """Print :func:`listing` (as JSON with *as_json*); return the exit code (0)."""
     rows = listing()
-    if args.json:
+    if as_json:
+        import json
+
         print(json.dumps(rows))
         return 0
     if not rows:

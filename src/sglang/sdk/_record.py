@@ -49,7 +49,9 @@ class Record:
 
     A field with a class-level value has that default. Instances compare
     equal when they are of the same class with equal fields, hash by their
-    fields, and refuse assignment (:class:`AttributeError`).
+    fields, and refuse assignment (:class:`AttributeError`). A
+    ``__post_init__`` method, when the class has one, runs after the fields
+    are set (to validate them), as with :mod:`dataclasses`.
     """
 
     _fields: ClassVar[tuple[str, ...]] = ()
@@ -64,6 +66,8 @@ class Record:
             f"{name}=_defaults[{name!r}]" if name in defaults else name for name in fields
         )
         body = "".join(f"    _set(self, {name!r}, {name})\n" for name in fields) or "    pass\n"
+        if hasattr(cls, "__post_init__"):
+            body += "    self.__post_init__()\n"
         module = sys.modules.get(cls.__module__)
         namespace: dict[str, object] = dict(vars(module)) if module is not None else {}
         namespace.update(_set=object.__setattr__, _defaults=defaults)

@@ -9,17 +9,18 @@ backend a :class:`ServeRequest` with the normalised arguments.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import cast
 
+from sglang.sdk._record import Record
 from sglang.sdk.constants import SUPPORTED_SERVE_BACKEND_API_VERSIONS, ServeBackendApiVersion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["ServeBackend", "ServeBackendDetection", "ServeRequest"]
 
 
-@dataclass(frozen=True)
-class ServeRequest:
+class ServeRequest(Record):
     """What ``sglang serve`` passes to a backend.
 
     Attributes:
@@ -46,8 +47,7 @@ class ServeBackendDetection(enum.Enum):
     """The detector cannot tell; the request is not claimed."""
 
 
-@dataclass(frozen=True)
-class ServeBackend:
+class ServeBackend(Record):
     """A serve backend, as returned by a plugin's factory.
 
     Attributes:
@@ -70,7 +70,7 @@ class ServeBackend:
     requires_model_path: bool = True
 
     def __post_init__(self) -> None:
-        version = cast("object", self.api_version)
+        version: object = self.api_version
         if type(version) is not int or version not in SUPPORTED_SERVE_BACKEND_API_VERSIONS:
             supported = ", ".join(str(v) for v in sorted(SUPPORTED_SERVE_BACKEND_API_VERSIONS))
             raise ValueError(

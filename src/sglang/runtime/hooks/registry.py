@@ -20,11 +20,9 @@ from collections.abc import Callable, Collection
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from sglang.runtime.discovery import normalize_dist_name
-from sglang.runtime.hooks.apply import Transaction
 from sglang.runtime.hooks.report import HookInfo, HookStatus, format_hooks
 from sglang.runtime.hooks.state import Entry, RegistryState
 from sglang.runtime.hooks.targets import TargetPath, parse_target
-from sglang.runtime.hooks.undo import restore_all
 from sglang.runtime.plugin_source import PLUGINS_LOGGER, PluginSource, _current_plugin_source
 from sglang.runtime.spec import RuntimeSpec
 from sglang.sdk.hooks import (
@@ -333,11 +331,17 @@ class HookRegistry:
                 stays patched).
         """
         with self._lock:
+            if not self._state.entries:  # nothing registered: skip importing the machinery
+                return ()
+            from sglang.runtime.hooks.apply import Transaction
+
             required = self._required_dists if required_dists is None else frozenset(required_dists)
             return Transaction(self._state, self.runtime, self._logger, required).run()
 
     def restore(self) -> None:
         """Undo every patch and alias rebinding; registrations stay, pending again."""
+        from sglang.runtime.hooks.undo import restore_all
+
         with self._lock:
             restore_all(self._state)
 
@@ -348,6 +352,8 @@ class HookRegistry:
         ``restore=False`` applied patches stay in place but are no longer
         tracked (they cannot be undone afterwards).
         """
+        from sglang.runtime.hooks.undo import restore_all
+
         with self._lock:
             if restore:
                 restore_all(self._state)
