@@ -27,6 +27,7 @@ class Case:
     group: str = SRT_PLATFORMS_GROUP
     args: tuple[str, ...] = ()
     xfailed: frozenset[str] = frozenset()
+    passed: frozenset[str] = frozenset()
 
 
 _PLATFORM = ("--sglang-platform", "broken", "-k", "not E2E")
@@ -51,6 +52,12 @@ CASES = {
     "KV pool loses writes": Case("lossy_kv_pool", frozenset({"SUB-02"})),
     "numerically wrong op": Case("wrong_op", frozenset({"OPS-01"})),
     "invalid server args": Case("bad_server_args", frozenset({"LIF-01"})),
+    "graph capture declared, nothing captured": Case(
+        "graphs_never_captured", frozenset({"SUB-07"})
+    ),
+    "graph capture declared and replayed": Case(
+        "good_graphs", frozenset(), passed=frozenset({"SUB-07"})
+    ),
     "serve backend, good": Case("good", frozenset(), SERVE_BACKENDS_GROUP),
     "serve backend starts a thread in detect": Case(
         "thread_in_detect", frozenset({"SRV-03"}), SERVE_BACKENDS_GROUP
@@ -76,3 +83,4 @@ def test_broken_plugin_is_caught_by_its_clause_only(tmp_path: Path, case: Case) 
     assert run.returncode == (1 if case.failed else 0), run.output[-3000:]
     passed = {cid for cid, outcome in run.outcome_map().items() if outcome == "passed"}
     assert passed, "a broken plugin still passes the clauses its defect does not touch"
+    assert case.passed <= passed, run.output[-6000:]

@@ -102,7 +102,7 @@ def _table(*clauses: Clause) -> Mapping[str, Clause]:
     return MappingProxyType(table)
 
 
-_FP8, _MULTI = Capability.FP8, Capability.MULTI_DEVICE
+_FP8, _MULTI, _GRAPHS = Capability.FP8, Capability.MULTI_DEVICE, Capability.GRAPH_CAPTURE
 
 CLAUSES: Mapping[str, Clause] = _table(
     Clause("ACT-01", "the activation callback returns a non-empty str or None"),
@@ -155,6 +155,13 @@ CLAUSES: Mapping[str, Clause] = _table(
         "SUB-06",
         "the default attention backend is registered and implements AttentionBackend",
         SRT_ONLY,
+    ),
+    Clause(
+        "SUB-07",
+        "with graph capture declared, the graph runner replays decode batches with the "
+        "eager logits",
+        SRT_ONLY,
+        _GRAPHS,
     ),
     Clause("OPS-01", "rms_norm as dispatched matches forward_native", SRT_ONLY),
     Clause("OPS-02", "silu_and_mul as dispatched matches forward_native", SRT_ONLY),

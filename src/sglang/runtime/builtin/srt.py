@@ -36,7 +36,10 @@ class BuiltinSRTPlatform(BuiltinDeviceOps, SRTPlatform):
         attention_backend: The default attention backend name: the reference
             runtime's ``torch_native`` backend on every built-in, the one
             registered backend that runs on all of them.
-        graph_capture: Whether whole-graph and piecewise capture are supported.
+        graph_capture: Whether whole-graph and piecewise capture are supported:
+            ``False`` on every built-in platform, because the reference
+            runtime's graph runner (``EagerGraphRunner``) captures nothing. A
+            subclass whose :attr:`graph_runner_cls` really captures sets it.
         fp8_min_capability: The lowest device capability with FP8 support,
             or ``None`` when the family has none.
         kv_pool_cls: ``"module:Class"`` of the KV pool the factory returns.
@@ -126,7 +129,6 @@ class CudaSRTPlatform(BuiltinSRTPlatform):
 
     _family = families.CUDA
     _enum = PlatformEnum.CUDA
-    graph_capture = True
     fp8_min_capability = DeviceCapability(8, 9)
 
 
@@ -135,7 +137,6 @@ class RocmSRTPlatform(BuiltinSRTPlatform):
 
     _family = families.ROCM
     _enum = PlatformEnum.ROCM
-    graph_capture = True
     fp8_min_capability = DeviceCapability(9, 4)
 
 

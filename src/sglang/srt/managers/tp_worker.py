@@ -84,6 +84,7 @@ class TpModelWorker:
             tp=tp,
             quantization=server_args.quantization,
             enable_torch_compile=server_args.enable_torch_compile,
+            disable_cuda_graph=server_args.disable_cuda_graph,
         )
         self.max_total_tokens = self.model_runner.allocator.num_pages * server_args.page_size
         self.sampler = Sampler()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from sglang.sdk.srt_runtime import ForwardBatchLike
+from sglang.sdk.srt_runtime import ForwardBatchLike, GraphRunner
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.layers.attention import get_attention_backend_cls
@@ -75,6 +75,13 @@ class ModelRunner:
         tp: This rank's tensor-parallel position.
         quantization: A ``--quantization`` name, or ``None`` for none.
         enable_torch_compile: Compile the decoder layers with the platform's backend.
+        disable_cuda_graph: Run every step eagerly, even on a platform that
+            declares graph capture.
+
+    Attributes:
+        graph_runner: The platform's graph runner (``get_graph_runner_cls()``),
+            or ``None`` when the platform declares no graph capture
+            (``support_cuda_graph()`` is false) or *disable_cuda_graph* is set.
     """
 
     def __init__(
@@ -88,6 +95,7 @@ class ModelRunner:
         tp: TensorParallel | None = None,
         quantization: str | None = None,
         enable_torch_compile: bool = False,
+        disable_cuda_graph: bool = False,
     ) -> None:
         self.platform = current_platform
         self.tp = tp or TensorParallel()
@@ -121,7 +129,9 @@ class ModelRunner:
         )
         backend = attention_backend or self.platform.get_default_attention_backend()
         self.attn_backend = get_attention_backend_cls(backend)(self.kv_pool)
-        self.graph_runner = self.platform.get_graph_runner_cls()(self)
+        self.graph_runner: GraphRunner | None = None
+        if self.platform.support_cuda_graph() and not disable_cuda_graph:
+            self.graph_runner = self.platform.get_graph_runner_cls()(self)
 
     # -- batches -----------------------------------------------------------------
 
@@ -177,7 +187,7 @@ class ModelRunner:
         """Run one step for *seqs* (prefill or decode); return ``(len(seqs), vocab)`` logits."""
         batch = self.prepare(seqs)
         with self.platform.inference_mode():
-            if self.graph_runner.can_run(batch):
+            if self.graph_runner is not None and self.graph_runner.can_run(batch):
                 logits = self.graph_runner.replay(batch)
             else:
                 logits = self.forward_eager(batch)

@@ -94,6 +94,16 @@ def wrong_op() -> str | None:
     return named("WrongOp")
 
 
+def graphs_never_captured() -> str | None:
+    """Defect (SUB-07): declares graph capture, but its graph runner captures nothing."""
+    return named("GraphsNeverCaptured")
+
+
+def good_graphs() -> str | None:
+    """Correct: declares graph capture, and its runner replays decode batches."""
+    return named("GoodGraphs")
+
+
 def bad_server_args() -> str | None:
     """Defect (LIF-01): the defaults leave ``--page-size 0``."""
     return named("BadServerArgs")

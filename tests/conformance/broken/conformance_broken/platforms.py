@@ -10,7 +10,7 @@ from sglang.sdk.device import PlatformEnum
 if TYPE_CHECKING:
     import torch
 
-    from sglang.sdk.srt_runtime import MHAKVPool
+    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool
 
 
 class Good(CpuSRTPlatform):
@@ -81,6 +81,24 @@ class WrongOp(Good):
         from .runtime import install_wrong_rms_norm
 
         install_wrong_rms_norm()
+
+
+class GraphsNeverCaptured(Good):
+    """Declares graph capture but keeps the eager graph runner."""
+
+    def support_cuda_graph(self) -> bool:
+        """Claim capture."""
+        return True
+
+
+class GoodGraphs(GraphsNeverCaptured):
+    """Declares graph capture, with a runner that replays every decode batch."""
+
+    def get_graph_runner_cls(self) -> type[GraphRunner]:
+        """The replaying runner."""
+        from .runtime import ReplayingGraphRunner
+
+        return ReplayingGraphRunner
 
 
 class BadServerArgs(Good):

@@ -30,3 +30,19 @@ def _wrong_rms_norm(op: Any, x: torch.Tensor, residual: torch.Tensor | None = No
 def install_wrong_rms_norm() -> None:
     """Register the one-percent-off RMSNorm for the ``broken`` key."""
     register_op_impl("rms_norm", "broken", _wrong_rms_norm)
+
+
+class ReplayingGraphRunner:
+    """A stand-in for a capturing runner: "replays" decode batches (eagerly, on the host)."""
+
+    def __init__(self, model_runner: Any) -> None:
+        self.model_runner = model_runner
+
+    def can_run(self, batch: Any) -> bool:
+        """Every decode batch (one new token per sequence)."""
+        return all(n == 1 for n in batch.extend_lens)
+
+    def replay(self, batch: Any) -> torch.Tensor:
+        """The eager forward, as a captured graph would compute it."""
+        logits: torch.Tensor = self.model_runner.forward_eager(batch)
+        return logits
