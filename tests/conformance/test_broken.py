@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from sglang.sdk.constants import SERVE_BACKENDS_GROUP, SRT_PLATFORMS_GROUP
+from sglang.sdk.constants import (
+    DIFFUSION_PLATFORMS_GROUP,
+    SERVE_BACKENDS_GROUP,
+    SRT_PLATFORMS_GROUP,
+)
 from tests.conformance.harness import BROKEN, run_suite
 from tests.support.dists import Dist
 
@@ -52,6 +56,13 @@ CASES = {
     "KV pool loses writes": Case("lossy_kv_pool", frozenset({"SUB-02"})),
     "numerically wrong op": Case("wrong_op", frozenset({"OPS-01"})),
     "invalid server args": Case("bad_server_args", frozenset({"LIF-01"})),
+    "numerically wrong diffusion op": Case(
+        "wrong_diffusion_op",
+        frozenset({"OPS-04"}),
+        DIFFUSION_PLATFORMS_GROUP,
+        args=("--sglang-runtime", "diffusion"),
+        passed=frozenset({"OPS-05"}),
+    ),
     "graph capture declared, nothing captured": Case(
         "graphs_never_captured", frozenset({"SUB-07"})
     ),

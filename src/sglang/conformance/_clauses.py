@@ -166,6 +166,8 @@ CLAUSES: Mapping[str, Clause] = _table(
     Clause("OPS-01", "rms_norm as dispatched matches forward_native", SRT_ONLY),
     Clause("OPS-02", "silu_and_mul as dispatched matches forward_native", SRT_ONLY),
     Clause("OPS-03", "rotary_embedding as dispatched matches forward_native", SRT_ONLY),
+    Clause("OPS-04", "the diffusion RMSNorm as dispatched matches forward_native", ("diffusion",)),
+    Clause("OPS-05", "the diffusion GELU as dispatched matches forward_native", ("diffusion",)),
     Clause("LIF-01", "apply_server_args_defaults leaves the server arguments valid"),
     Clause(
         "LIF-02",

@@ -1,4 +1,7 @@
-"""Ops [OPS]: every fused op the platform dispatches matches ``forward_native`` on the CPU.
+"""Ops [OPS]: every op the platform dispatches matches ``forward_native`` on the CPU.
+
+SRT's fused ops (OPS-01 to OPS-03) and diffusion's custom ops (OPS-04,
+OPS-05).
 
 Each op is constructed as the runtime constructs it, so its forward is
 resolved from the platform's dispatch key (a registered implementation,
@@ -144,8 +147,31 @@ def _rotary_inputs(op: Any, rows: int, width: int, dtype: Any, seed: int) -> tup
     return positions, q, k
 
 
+def _diffusion_rms_norm(width: int) -> Any:
+    import torch
+
+    from sglang.multimodal_gen.runtime.layers.layernorm import RMSNorm
+
+    op = RMSNorm(width, eps=1e-6)
+    with torch.no_grad():
+        op.weight.copy_(torch.linspace(0.5, 1.5, width))
+    return op
+
+
+def _diffusion_gelu(width: int) -> Any:
+    from sglang.multimodal_gen.runtime.layers.activation import GELU
+
+    return GELU()
+
+
+def _one_input(op: Any, rows: int, width: int, dtype: Any, seed: int) -> tuple[Any, ...]:
+    import torch
+
+    return (torch.randn(rows, width, generator=_seeded(seed)).to(dtype),)
+
+
 class TestOps:
-    """The SRT fused ops, as the platform dispatches them."""
+    """The fused and custom ops of both runtimes, as the platform dispatches them."""
 
     @clause("OPS-01")
     def test_rms_norm(self, sglang_target: Target, sglang_platform: object) -> None:
@@ -161,3 +187,13 @@ class TestOps:
     def test_rotary_embedding(self, sglang_target: Target, sglang_platform: object) -> None:
         """``RotaryEmbedding`` matches ``forward_native``."""
         check_op(sglang_target, _rotary, _rotary_inputs)
+
+    @clause("OPS-04")
+    def test_diffusion_rms_norm(self, sglang_target: Target, sglang_platform: object) -> None:
+        """The diffusion ``RMSNorm`` matches ``forward_native``."""
+        check_op(sglang_target, _diffusion_rms_norm, _rms_inputs)
+
+    @clause("OPS-05")
+    def test_diffusion_gelu(self, sglang_target: Target, sglang_platform: object) -> None:
+        """The diffusion ``GELU`` matches ``forward_native``."""
+        check_op(sglang_target, _diffusion_gelu, _one_input)

@@ -104,6 +104,11 @@ def good_graphs() -> str | None:
     return named("GoodGraphs")
 
 
+def wrong_diffusion_op() -> str | None:
+    """Defect (OPS-04): the diffusion platform's RMSNorm is off by one percent."""
+    return "conformance_broken.diffusion:WrongDiffusionOp"
+
+
 def bad_server_args() -> str | None:
     """Defect (LIF-01): the defaults leave ``--page-size 0``."""
     return named("BadServerArgs")

@@ -46,3 +46,16 @@ class ReplayingGraphRunner:
         """The eager forward, as a captured graph would compute it."""
         logits: torch.Tensor = self.model_runner.forward_eager(batch)
         return logits
+
+
+def _wrong_diffusion_rms_norm(op: Any, x: torch.Tensor) -> torch.Tensor:
+    result: torch.Tensor = op.forward_native(x) * 1.01
+    return result
+
+
+def install_wrong_diffusion_rms_norm() -> None:
+    """Register the one-percent-off diffusion RMSNorm for the ``broken`` key."""
+    from sglang.multimodal_gen.runtime.layers.custom_op import CustomOp
+    from sglang.multimodal_gen.runtime.layers.layernorm import RMSNorm
+
+    CustomOp.register_oot_forward(RMSNorm, _wrong_diffusion_rms_norm, "broken")

@@ -2,7 +2,8 @@
 
 ``sglang_diffusion::rms_norm`` is defined once per process and implemented
 for ``current_platform.get_torch_library_dispatch_key()`` (``CPU``,
-``CUDA``, ``PrivateUse1``, ...), with a fake implementation so
+``CUDA``, ``PrivateUse1``, ...) and for ``CPU`` (where references run, the
+conformance suite's included), with a fake implementation so
 ``torch.compile`` traces it as one opaque op.
 """
 
@@ -34,10 +35,10 @@ def _rms_norm_fake(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.T
 
 
 def ensure_registered() -> str:
-    """Define the ops (once) and implement them for the platform's dispatch key.
+    """Define the ops (once) and implement them for the platform's dispatch key and ``CPU``.
 
     Returns:
-        The dispatch key they are registered under.
+        The platform's dispatch key.
     """
     from sglang.multimodal_gen.runtime.platforms import current_platform
 
@@ -48,11 +49,11 @@ def ensure_registered() -> str:
             definition.define("rms_norm(Tensor x, Tensor weight, float eps) -> Tensor")  # type: ignore[no-untyped-call]
             _libraries.append(definition)
             torch.library.register_fake(f"{NAMESPACE}::rms_norm")(_rms_norm_fake)
-        if key not in _keys:
+        for missing in sorted({key, "CPU"} - _keys):
             impl = torch.library.Library(NAMESPACE, "IMPL")  # type: ignore[no-untyped-call]
-            impl.impl("rms_norm", _rms_norm_impl, key)  # type: ignore[no-untyped-call]
+            impl.impl("rms_norm", _rms_norm_impl, missing)  # type: ignore[no-untyped-call]
             _libraries.append(impl)
-            _keys.add(key)
+            _keys.add(missing)
     return key
 
 
