@@ -9,7 +9,7 @@ from sglang.srt.platforms.interface import SRTPlatform
 from sglang_demo_platform.device import DemoDeviceMixin
 
 if TYPE_CHECKING:
-    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator
+    from sglang.sdk.srt_runtime import GraphRunner, MHAKVPool, PagedAllocator, QuantizationConfig
 
 __all__ = ["DemoSRTPlatform"]
 
@@ -48,6 +48,14 @@ class DemoSRTPlatform(SRTPlatform, DemoDeviceMixin):
     def support_cuda_graph(self) -> bool:
         """No graph capture on the demo device."""
         return False
+
+    def get_quantization_config(self, quantization: str) -> QuantizationConfig | None:
+        """The runtime's own config for every ``--quantization`` name (host memory runs them).
+
+        A device with its own kernels returns its config object here for the
+        names it accelerates, and raises for the ones it cannot run.
+        """
+        return None
 
     def get_dispatch_key_name(self) -> str:
         """Fused ops dispatch to ``forward_demo()`` where one exists."""
