@@ -9,6 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
+from sglang_inventories import intersphinx_mapping as _inventories  # noqa: E402
+
 from sglang import __version__  # noqa: E402
 
 project = "sglang plugin system"
@@ -18,6 +20,7 @@ version = __version__
 
 extensions = [
     "sphinx.ext.autodoc",
+    "sphinx.ext.intersphinx",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "sglang_docs",
@@ -30,6 +33,9 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 nitpicky = False
+# Python and PyTorch names link to their upstream docs, from inventories
+# written at build time (no network; see docs/_ext/sglang_inventories.py).
+intersphinx_mapping = _inventories(ROOT / "docs" / "_build" / "inventories")
 exclude_patterns = ["_build"]
 html_theme = "furo"
 html_title = f"sglang plugin system {__version__}"
