@@ -12,12 +12,12 @@ import pytest
 
 from sglang.conformance import CLAUSES, OUTCOMES, Level
 from sglang.sdk.constants import (
-    DIFFUSION_PLATFORMS_GROUP,
     SERVE_BACKENDS_GROUP,
     SRT_PLATFORMS_GROUP,
 )
 from tests.conformance.harness import BROKEN, DEMO, SuiteRun, run_suite
 from tests.support.dists import Dist
+from tests.support.examples import example_dist
 
 REPORT_KEYS = [
     "suite_version",
@@ -30,14 +30,7 @@ REPORT_KEYS = [
     "summary",
 ]
 
-DEMO_DIST = Dist(
-    "sglang-demo-platform",
-    "0.1.0",
-    entry_points={
-        SRT_PLATFORMS_GROUP: {"demo": "sglang_demo_platform:activate"},
-        DIFFUSION_PLATFORMS_GROUP: {"demo": "sglang_demo_platform:activate_diffusion"},
-    },
-)
+DEMO_DIST = example_dist("demo_platform")
 GOOD_SERVE = Dist(
     "conformance-serve",
     "0.0.1",
@@ -131,7 +124,7 @@ def test_demo_platform_passes_every_clause(demo_run: SuiteRun) -> None:
         ungated = {c for c in CLAUSES if c.startswith(level) and CLAUSES[c].capability is None}
         assert ungated <= passed, level
     assert demo_run.outcome("SUB-07") == "skipped"  # the demo declares no graph capture
-    assert {"E2E-01", "E2E-02", "LIF-02", "DEV-04"} <= passed
+    assert {"E2E-01", "E2E-02", "LIF-02", "LIF-03", "DEV-04"} <= passed  # LIF-03: its own plugin
     _check_schema(demo_run)
     assert demo_run.report["plugin"] == {
         "entry_point": "demo = sglang_demo_platform:activate",

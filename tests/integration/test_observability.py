@@ -10,7 +10,6 @@ real modules in ``tests/hooktargets``.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from sglang.runtime import SRT
 from sglang.runtime.hooks import HookRegistry, HookStatus, HookType
 from tests.hooktargets import basic
 from tests.support.dists import REPO_ROOT, Dist, Site, run_python
+from tests.support.examples import example_dist
 
 EXAMPLE = REPO_ROOT / "examples" / "observability_plugin"
 TARGETS = ",".join(
@@ -33,24 +33,8 @@ TARGETS = ",".join(
 
 
 def observability_dist() -> Dist:
-    """The example's distribution metadata, read from its pyproject.toml.
-
-    (A small reader of the few keys needed: ``tomllib`` is not in Python 3.10.)
-    """
-    section = ""
-    project: dict[str, str] = {}
-    entry_points: dict[str, dict[str, str]] = {}
-    text = (EXAMPLE / "pyproject.toml").read_text(encoding="utf-8")
-    for line in text.splitlines():
-        header = re.fullmatch(r"\[(.+)\]", line.strip())
-        pair = re.fullmatch(r'(\w[\w.-]*)\s*=\s*"([^"]*)"', line.strip())
-        if header:
-            section = header.group(1)
-        elif pair and section == "project":
-            project[pair.group(1)] = pair.group(2)
-        elif pair and section.startswith('project.entry-points."'):
-            entry_points.setdefault(section.split('"')[1], {})[pair.group(1)] = pair.group(2)
-    return Dist(project["name"], project["version"], entry_points=entry_points)
+    """The example's distribution metadata, read from its pyproject.toml."""
+    return example_dist("observability_plugin")
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sglang.sdk.constants import SRT_PLATFORMS_GROUP
 from sglang.testing.make_model import make_model
-from tests.support.dists import REPO_ROOT, Dist, Site, run_python
+from tests.support.dists import REPO_ROOT, Site, run_python
+from tests.support.examples import example_dist
 
 DEMO_SOURCE = REPO_ROOT / "examples" / "demo_platform"
 
@@ -35,13 +35,7 @@ def test_the_demo_platform_runs_its_own_kv_pool_attention_and_ops(tmp_path: Path
     model = make_model(tmp_path / "llama", arch="llama")
     counters = tmp_path / "counters.jsonl"
     site = Site(tmp_path / "site")
-    site.install(
-        Dist(
-            "sglang-demo-platform",
-            "0.1.0",
-            entry_points={SRT_PLATFORMS_GROUP: {"demo": "sglang_demo_platform:activate"}},
-        )
-    )
+    site.install(example_dist("demo_platform"))  # its platforms and its own general plugin
     code = GENERATE.format(model=str(model))
     demo = run_python(
         code,

@@ -9,16 +9,17 @@ example built from its own ``pyproject.toml`` by pip, into its own
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.support.dists import REPO_ROOT, PythonResult
+from tests.support.dists import REPO_ROOT, Dist, PythonResult
 from tests.support.isolation import clean_environment, make_venv, plugin_free_env
 
-__all__ = ["EXAMPLES", "console_script", "install_examples", "run_in"]
+__all__ = ["EXAMPLES", "console_script", "example_dist", "install_examples", "run_in"]
 
 EXAMPLES = REPO_ROOT / "examples"
 
@@ -77,3 +78,24 @@ def console_script(bin_dir: Path, python: Path, name: str = "sglang") -> Path:
     )
     script.chmod(0o755)
     return script
+
+
+def example_dist(name: str) -> Dist:
+    """The :class:`Dist` (name, version, entry points) of ``examples/NAME/pyproject.toml``.
+
+    Tests that install an example as a ``*.dist-info`` folder (its code on
+    ``PYTHONPATH``) take its entry points from here, so they follow the file.
+    """
+    section = ""
+    project: dict[str, str] = {}
+    entry_points: dict[str, dict[str, str]] = {}
+    for line in (EXAMPLES / name / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+        header = re.fullmatch(r"\[(.+)\]", line.strip())
+        pair = re.fullmatch(r'(\w[\w.-]*)\s*=\s*"([^"]*)"', line.strip())
+        if header:
+            section = header.group(1)
+        elif pair and section == "project":
+            project[pair.group(1)] = pair.group(2)
+        elif pair and section.startswith('project.entry-points."'):
+            entry_points.setdefault(section.split('"')[1], {})[pair.group(1)] = pair.group(2)
+    return Dist(project["name"], project["version"], entry_points=entry_points)

@@ -34,6 +34,7 @@ COUNTERS: dict[str, int] = {
     "rms_norm": 0,
     "silu_and_mul": 0,
     "rotary_embedding": 0,
+    "forward_batches": 0,  # counted by the distribution's general plugin (plugin.py)
 }
 """How often each demo piece ran in this process."""
 
