@@ -103,13 +103,7 @@ def test_this_module_runs_every_block_it_is_named_for() -> None:
 def _venv(root: Path) -> Path:
     python = make_venv(root / "venv", clean_environment().view)
     console_script(python.parent, python)
-    pytest_script = python.parent / "pytest"
-    pytest_script.write_text(
-        f"#!{python}\nimport sys\nimport pytest\nif __name__ == '__main__':\n"
-        "    sys.exit(pytest.console_main())\n",
-        encoding="utf-8",
-    )
-    pytest_script.chmod(0o755)
+    console_script(python.parent, python, "pytest", "pytest:console_main")
     return python
 
 

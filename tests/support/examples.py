@@ -63,17 +63,21 @@ def run_in(
     return PythonResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-def console_script(bin_dir: Path, python: Path, name: str = "sglang") -> Path:
-    """Write *name* into *bin_dir*: the ``sglang`` console script, run by *python*.
+def console_script(
+    bin_dir: Path, python: Path, name: str = "sglang", target: str = "sglang.cli.main:main"
+) -> Path:
+    """Write console script *name* into *bin_dir*: *target* (``module:function``) run by *python*.
 
-    The plugin-free venv sees sglang through its view, which holds no
-    console scripts; this one calls the same function as the installed one.
+    The plugin-free venv sees sglang (and pytest) through its view, which
+    holds no console scripts; this one calls the same function as the
+    installed one.
     """
+    module, _, function = target.partition(":")
     bin_dir.mkdir(parents=True, exist_ok=True)
     script = bin_dir / name
     script.write_text(
-        f"#!{python}\nimport sys\nfrom sglang.cli.main import main\n"
-        "if __name__ == '__main__':\n    sys.exit(main())\n",
+        f"#!{python}\nimport sys\nfrom {module} import {function}\n"
+        f"if __name__ == '__main__':\n    sys.exit({function}())\n",
         encoding="utf-8",
     )
     script.chmod(0o755)

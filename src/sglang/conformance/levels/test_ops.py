@@ -96,15 +96,25 @@ def _seeded(seed: int) -> Any:
     return torch.Generator().manual_seed(seed)
 
 
-def _rms_norm(width: int) -> Any:
-    import torch
+def _rms_norm_builder(path: str) -> Callable[[int], Any]:
+    """A builder of the ``RMSNorm`` class at *path* (``module:Class``), with a varied weight."""
 
-    from sglang.srt.layers.layernorm import RMSNorm
+    def build(width: int) -> Any:
+        import importlib
 
-    op = RMSNorm(width, eps=1e-6)
-    with torch.no_grad():
-        op.weight.copy_(torch.linspace(0.5, 1.5, width))
-    return op
+        import torch
+
+        module, _, name = path.partition(":")
+        op = getattr(importlib.import_module(module), name)(width, eps=1e-6)
+        with torch.no_grad():
+            op.weight.copy_(torch.linspace(0.5, 1.5, width))
+        return op
+
+    return build
+
+
+_rms_norm = _rms_norm_builder("sglang.srt.layers.layernorm:RMSNorm")
+_diffusion_rms_norm = _rms_norm_builder("sglang.multimodal_gen.runtime.layers.layernorm:RMSNorm")
 
 
 def _rms_inputs(op: Any, rows: int, width: int, dtype: Any, seed: int) -> tuple[Any, ...]:
@@ -145,17 +155,6 @@ def _rotary_inputs(op: Any, rows: int, width: int, dtype: Any, seed: int) -> tup
     q = torch.randn(rows, _HEADS * width, generator=generator).to(dtype)
     k = torch.randn(rows, _HEADS * width, generator=generator).to(dtype)
     return positions, q, k
-
-
-def _diffusion_rms_norm(width: int) -> Any:
-    import torch
-
-    from sglang.multimodal_gen.runtime.layers.layernorm import RMSNorm
-
-    op = RMSNorm(width, eps=1e-6)
-    with torch.no_grad():
-        op.weight.copy_(torch.linspace(0.5, 1.5, width))
-    return op
 
 
 def _diffusion_gelu(width: int) -> Any:

@@ -1,0 +1,26 @@
+"""Make every example package importable from its source folder, for the examples' own tests.
+
+A package that is not installed is loaded by location (``examples/NAME/PACKAGE``)
+instead of putting its folder on ``sys.path``: the folder may hold the
+``*.egg-info`` of an editable install, which on ``sys.path`` would show the
+example's entry points to every later test of the process.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+for init in sorted(Path(__file__).resolve().parent.glob("*/*/__init__.py")):
+    package = init.parent
+    found = importlib.util.find_spec(package.name)
+    # the example's own folder on sys.path is a namespace package (no origin), not the package
+    if package.parent.name == "tests" or (found is not None and found.origin is not None):
+        continue
+    spec = importlib.util.spec_from_file_location(
+        package.name, init, submodule_search_locations=[str(package)]
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package.name] = module
+    spec.loader.exec_module(module)
