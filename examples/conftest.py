@@ -1,7 +1,7 @@
 """Make every example package importable from its source folder, for the examples' own tests.
 
-A package that is not installed is loaded by location (``examples/NAME/PACKAGE``)
-instead of putting its folder on ``sys.path``: the folder may hold the
+Each package is loaded by location (``examples/NAME/PACKAGE``) instead of
+putting its folder on ``sys.path``: the folder may hold the
 ``*.egg-info`` of an editable install, which on ``sys.path`` would show the
 example's entry points to every later test of the process.
 """
@@ -12,9 +12,8 @@ from pathlib import Path
 
 for init in sorted(Path(__file__).resolve().parent.glob("*/*/__init__.py")):
     package = init.parent
-    found = importlib.util.find_spec(package.name)
-    # the example's own folder on sys.path is a namespace package (no origin), not the package
-    if package.parent.name == "tests" or (found is not None and found.origin is not None):
+    # loaded by location even when installed: the test process hides installed plugins
+    if package.parent.name == "tests" or package.name in sys.modules:
         continue
     spec = importlib.util.spec_from_file_location(
         package.name, init, submodule_search_locations=[str(package)]
