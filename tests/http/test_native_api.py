@@ -215,3 +215,33 @@ def test_flush_cache_empties_the_prefix_cache_only_when_idle(
     fresh = http.post("/generate", json=prompt).json()
     assert fresh["meta_info"]["cached_tokens"] == 0
     assert fresh["output_ids"] == again["output_ids"]
+
+
+def test_a_disconnect_of_a_request_sharing_pages_leaves_the_other_unchanged(
+    server: ServerProcess, http: httpx.Client
+) -> None:
+    system = [(13 * i) % 150 + 3 for i in range(48)]
+    sampling = {"temperature": 0, "max_new_tokens": 40, "ignore_eos": True}
+
+    def body(n: int, stream: bool) -> dict[str, object]:
+        return {"input_ids": [*system, 7 + n], "sampling_params": sampling, "stream": stream}
+
+    alone = http.post("/generate", json=body(1, False)).json()["output_ids"]
+    headers = {"Authorization": f"Bearer {API_KEY}"}
+    kept: list[int] = []
+    with (
+        httpx.Client(base_url=server.url, headers=headers, timeout=60) as a,
+        httpx.Client(base_url=server.url, headers=headers, timeout=60) as b,
+        a.stream("POST", "/generate", json=body(0, True)) as leaving,
+        b.stream("POST", "/generate", json=body(1, True)) as staying,
+    ):
+        gone, lines = leaving.iter_lines(), staying.iter_lines()
+        assert next(gone).startswith("data: ")
+        leaving.close()  # the client goes away while both share the system prompt's pages
+        for line in lines:
+            if line.startswith("data: {"):
+                chunk = json.loads(line.removeprefix("data: "))
+                kept += chunk["output_ids"]  # each chunk holds the new tokens
+                assert chunk["meta_info"]["cached_tokens"] == 48
+    assert kept == alone
+    assert released(wait_idle(http))

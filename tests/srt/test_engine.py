@@ -358,3 +358,31 @@ def test_killing_the_parent_leaves_no_scheduler_behind(model: Path) -> None:
     pids = [int(p) for p in result.stdout.split("CHILDREN")[1].split()]
 
     assert wait_gone(pids, timeout=10), f"schedulers {pids} outlived their parent"
+
+
+def test_aborting_a_request_whose_pages_are_shared_leaves_the_others_unchanged(
+    engine: Engine,
+) -> None:
+    system = [(11 * i) % 150 + 3 for i in range(48)]
+    prompts = [[*system, 5 + n] for n in range(3)]
+    params = {"temperature": 0, "max_new_tokens": 30, "ignore_eos": True}
+    engine.flush_cache()
+    alone = [engine.generate(input_ids=p, sampling_params=params)["output_ids"] for p in prompts]
+    engine.generate(input_ids=[*system, 99], sampling_params={"max_new_tokens": 1})
+    streams = [engine.generate(input_ids=p, sampling_params=params, stream=True) for p in prompts]
+    got: list[list[int]] = [[], [], []]
+    for step in range(30):
+        for n, stream in enumerate(streams):
+            if n == 1 and step == 3:
+                victim = next(stream)
+                engine.abort(victim["meta_info"]["id"])
+                got[1] += victim["output_ids"]
+                continue
+            chunk = next(stream, None)
+            if chunk is not None:
+                got[n] += chunk["output_ids"]
+                assert chunk["meta_info"]["cached_tokens"] == 48  # the shared system prompt
+    assert got[0] == alone[0]
+    assert got[2] == alone[2]
+    assert len(got[1]) < 30
+    assert no_request_holds_pages(engine)

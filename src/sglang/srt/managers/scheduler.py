@@ -288,7 +288,11 @@ class Scheduler:
                 victim.retracted_at = victim.output_len
                 self.waiting.appendleft(victim)
                 self.room.retracted()
-                _log.debug("retracted %s to make room for the running requests", victim.rid)
+                _log.debug(
+                    "retracted %s at output %d to make room for the running requests",
+                    victim.rid,
+                    victim.output_len,
+                )
             elif verdict.finish is not None:
                 self._finish_at_capacity(verdict.finish)
             elif verdict.wait:
