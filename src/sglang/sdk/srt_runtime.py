@@ -77,7 +77,14 @@ class MHAKVPool(Protocol):
 
 
 class PagedAllocator(Protocol):
-    """Hands out and takes back KV-cache pages by index."""
+    """Hands out and takes back KV-cache pages by index.
+
+    It must be deterministic: the same sequence of ``alloc`` and ``free``
+    calls hands out the same pages, since every tensor-parallel rank runs
+    the same scheduler (and the same prefix tree) and expects the same page
+    tables. Pages come back in any order (the prefix cache frees them as it
+    evicts), never twice.
+    """
 
     def __init__(self, *, num_pages: int, page_size: int) -> None: ...
 
