@@ -7,7 +7,6 @@ a failing platform) run in a fresh interpreter.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,13 +14,11 @@ from typing import Any
 import pytest
 import torch
 
-from sglang.runtime.plugins import reset_all_for_tests
-from sglang.runtime.selection import reset_selection
-from sglang.runtime.spec import SRT
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP, SRT_PLUGINS_GROUP
 from sglang.srt.entrypoints.engine import Engine
 from sglang.testing.make_model import make_model
 from tests.srt.reference import hf_greedy
+from tests.srt.scheduler_harness import cpu_platform
 from tests.support.dists import Dist, Site, run_python
 from tests.support.processes import HAS_PROC, wait_gone
 
@@ -54,20 +51,11 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def engine(model: Path) -> Iterator[Engine]:
-    saved = os.environ.get("SGLANG_USE_CPU_ENGINE")
-    os.environ["SGLANG_USE_CPU_ENGINE"] = "1"
-    reset_selection(SRT)
-    reset_all_for_tests()
-    try:
-        with Engine(model_path=str(model), max_total_tokens=1024, page_size=4) as running:
-            yield running
-    finally:
-        reset_all_for_tests()
-        reset_selection(SRT)
-        if saved is None:
-            os.environ.pop("SGLANG_USE_CPU_ENGINE", None)
-        else:
-            os.environ["SGLANG_USE_CPU_ENGINE"] = saved
+    with (
+        cpu_platform(),
+        Engine(model_path=str(model), max_total_tokens=1024, page_size=4) as running,
+    ):
+        yield running
 
 
 def no_request_holds_pages(engine: Engine) -> bool:
