@@ -26,6 +26,7 @@ from sglang.sdk.contract import CONTRACT_VERSIONS, ContractVersions, VersionStat
 
 __all__ = [
     "TABLES",
+    "DeprecationCollector",
     "deprecation_message",
     "hook_key",
     "judge",
@@ -97,16 +98,47 @@ def deprecation_message(who: str, declared: int, versions: ContractVersions, fix
 def warn_deprecated(key: str, plugin: str, message: str, *, logger: str) -> bool:
     """Log *message* as a WARNING on *logger*, once per contract *key* and *plugin*.
 
+    Inside a :class:`DeprecationCollector` block the message is collected instead.
+
     Returns:
-        Whether it was logged now (``False``: this plugin was warned already).
+        Whether it was logged (or collected) now (``False``: this plugin was
+        warned already).
     """
     if (key, plugin) in _warned:
         return False
     _warned.add((key, plugin))
+    if _collectors:
+        _collectors[-1].messages.append((key, plugin, message))
+        return True
     import logging
 
     logging.getLogger(logger).warning("%s", message)
     return True
+
+
+class DeprecationCollector:
+    """Collect the deprecation warnings of a block instead of logging them.
+
+    ``sglang plugins check`` reports them as findings::
+
+        with DeprecationCollector() as collected:
+            ...
+        collected.messages  # [(key, plugin, message), ...]
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, str, str]] = []
+        """``(contract key, plugin, message)`` of each deprecation, in order."""
+
+    def __enter__(self) -> DeprecationCollector:
+        _collectors.append(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        _collectors.remove(self)
+
+
+_collectors: list[DeprecationCollector] = []
 
 
 def reset_warnings() -> None:

@@ -13,9 +13,21 @@ from __future__ import annotations
 
 from sglang.runtime import versions
 from sglang.runtime.hooks.state import Entry
-from sglang.sdk.contract import VersionStatus
+from sglang.sdk.contract import ContractVersions, VersionStatus
 
-__all__ = ["version_problem"]
+__all__ = ["upgrade_fix", "version_problem"]
+
+
+def upgrade_fix(target: str, table: ContractVersions) -> str:
+    """What a hook on documented *target* stating an old version must change."""
+    from sglang.sdk.targets import documented_target
+
+    found = documented_target(target)
+    signature = f" {found.signature}" if found is not None else ""
+    return (
+        f"update the hook to the target's version-{table.current} signature{signature} "
+        f"and state api_version={table.current}"
+    )
 
 
 def version_problem(entry: Entry, logger: str) -> str | None:
@@ -32,14 +44,7 @@ def version_problem(entry: Entry, logger: str) -> str | None:
     status = table.status(entry.api_version)
     if status is VersionStatus.CURRENT:
         return None
-    from sglang.sdk.targets import documented_target
-
-    target = documented_target(entry.path.dotted)
-    signature = f" {target.signature}" if target is not None else ""
-    fix = (
-        f"update the hook to the target's version-{table.current} signature{signature} "
-        f"and state api_version={table.current}"
-    )
+    fix = upgrade_fix(entry.path.dotted, table)
     if status is VersionStatus.UNSUPPORTED:
         return versions.unsupported_message("it", entry.api_version, table, fix)
     message = versions.deprecation_message(entry.label, entry.api_version, table, fix)
