@@ -33,6 +33,7 @@ __all__ = [
     "platform_key",
     "reset_warnings",
     "unsupported_message",
+    "unsupported_reason",
     "versions_for",
     "warn_deprecated",
 ]
@@ -76,13 +77,18 @@ def judge(key: str, declared: object) -> tuple[VersionStatus, ContractVersions]:
     return versions.status(declared), versions
 
 
-def unsupported_message(who: str, declared: object, versions: ContractVersions, fix: str) -> str:
-    """``<who> declares api_version=2, which this sglang does not support (...). Fix: ...``."""
+def unsupported_reason(who: str, declared: object, versions: ContractVersions) -> str:
+    """``<who> declares api_version=2, which this sglang does not support (...)``."""
     return (
         f"{who} declares api_version={declared!r}, which this sglang does not support "
         f"({versions.contract}: supported {versions.supported_text()}, current "
-        f"{versions.current}). Fix: {fix}"
+        f"{versions.current})"
     )
+
+
+def unsupported_message(who: str, declared: object, versions: ContractVersions, fix: str) -> str:
+    """:func:`unsupported_reason` and the fix, on one line: ``... Fix: <fix>``."""
+    return f"{unsupported_reason(who, declared, versions)}. Fix: {fix}"
 
 
 def deprecation_message(who: str, declared: int, versions: ContractVersions, fix: str) -> str:

@@ -80,7 +80,7 @@ class CheckedHook:
     Attributes:
         target: The target path as registered.
         hook_type: ``"BEFORE"``, ``"AFTER"``, ``"AROUND"`` or ``"REPLACE"``.
-        hook: The hook's qualified name.
+        hook_name: The hook's qualified name.
         documented: Whether the target is a documented hook target.
         api_version: The version the registration stated, or ``None``.
         target_version: The documented target's signature version, or ``None``.
@@ -88,7 +88,7 @@ class CheckedHook:
 
     target: str
     hook_type: str
-    hook: str
+    hook_name: str
     documented: bool
     api_version: int | None
     target_version: int | None
@@ -144,7 +144,7 @@ class PluginCheck:
                 {
                     "target": h.target,
                     "type": h.hook_type,
-                    "hook": h.hook,
+                    "hook": h.hook_name,
                     "documented": h.documented,
                     "api_version": h.api_version,
                     "target_version": h.target_version,

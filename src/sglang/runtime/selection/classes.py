@@ -81,10 +81,11 @@ def check_platform_version(spec: RuntimeSpec, cls: type, *, source: str, dist: s
     if status is VersionStatus.UNSUPPORTED:
         fix = (
             f"install a release of {dist} built for this sglang, or an sglang that supports "
-            f"api_version={value!r}; the class declares the version it implements in its "
-            f"body: {literal}"
+            f"api_version={value!r} (a platform class declares the version it implements in "
+            f"its body: {literal})"
         )
-        raise PlatformContractError(versions.unsupported_message(who, value, table, fix))
+        reason = versions.unsupported_reason(who, value, table)
+        raise PlatformContractError(f"{reason}.\nFix: {fix}.")
     assert isinstance(value, int)  # a deprecated version is a supported int
     fix = f"update the class to version {table.current} and declare {literal}"
     message = versions.deprecation_message(who, value, table, fix)
