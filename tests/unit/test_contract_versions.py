@@ -18,7 +18,7 @@ import pytest
 
 from sglang.cli.serve._errors import ServeError
 from sglang.cli.serve._validate import check_backend
-from sglang.runtime import SRT, versions
+from sglang.runtime import DIFFUSION, SRT, versions
 from sglang.runtime.discovery import EntryPointRecord, entry_point_index, refresh
 from sglang.runtime.hooks import HookApplyError, HookRegistry, HookStatus, HookType, PluginSource
 from sglang.runtime.selection import PlatformContractError, ReportBuilder, select
@@ -135,6 +135,28 @@ def test_an_unsupported_platform_version_is_refused(site: Site) -> None:
     assert "the SRT platform contract: supported 1, current 1" in message
     assert "Fix: install a release of vers-dist 1.0 built for this sglang" in message
     assert "api_version: ClassVar[Literal[1]] = 1" in message
+
+
+def test_an_unsupported_diffusion_platform_version_is_refused(site: Site) -> None:
+    source = (
+        "from sglang.multimodal_gen.runtime.platforms import Platform, PlatformEnum\n\n"
+        "class Plat(Platform):\n"
+        "    _enum = PlatformEnum.OOT\n"
+        "    device_name = device_type = 'vers'\n"
+        "    api_version = 3\n"
+    )
+    site.install(plugin("dvers-dist", "dvers", runtime="diffusion", platform_source=source))
+    refresh()
+    with pytest.raises(PlatformContractError) as caught:
+        select(
+            DIFFUSION,
+            ReportBuilder(DIFFUSION),
+            environ={"SGLANG_DIFFUSION_PLATFORM_OVERRIDE": "dvers"},
+            index=entry_point_index(),
+            probe_context=lambda: pytest.fail("no probing"),
+        )
+    assert "declares api_version=3" in str(caught.value)
+    assert "(the diffusion platform contract: supported 1, current 1)" in str(caught.value)
 
 
 def test_a_deprecated_platform_version_warns_once(
@@ -302,3 +324,45 @@ def test_a_version_that_is_not_an_int_is_a_type_error(
 ) -> None:
     with pytest.raises(TypeError, match=r"api_version for target .* must be an int literal"):
         registry.register(TARGET, plus_one, HookType.AROUND, api_version=cast("Any", version))
+
+
+# -- sglang plugins check reports deprecations as findings, not log lines ------------------------
+
+
+def test_plugins_check_reports_deprecated_versions_as_warnings(
+    site: Site, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sglang.cli.plugins.check import check_plugins
+    from sglang.runtime.plugins import runtime_plugins
+
+    for key in ("serve-backend", "srt-platform", versions.hook_key(TARGET)):
+        monkeypatch.setitem(versions.TABLES, key, NEXT_RELEASE)
+    backend_record(site)
+    site.install(
+        plugin("vers-dist", "vers", platform_source=VERSIONED.format(declaration="api_version = 1"))
+    )
+    site.install(
+        Dist(
+            "vers-hooks-dist",
+            entry_points={"sglang.srt.plugins": {"vers-hooks": "vers_hooks:register"}},
+            modules={
+                "vers_hooks/__init__.py": (
+                    "from sglang.srt.plugins.hook_registry import HookRegistry, HookType\n\n"
+                    "def register():\n"
+                    f"    HookRegistry.register({TARGET!r}, print, HookType.BEFORE,\n"
+                    "                          api_version=1)\n"
+                )
+            },
+        )
+    )
+    refresh()
+    caplog.set_level(logging.WARNING)
+    try:
+        checks = {check.name: check for check in check_plugins([])}
+    finally:
+        runtime_plugins(SRT).registry.reset()
+    codes = {name: {f.code: f.severity.value for f in c.findings} for name, c in checks.items()}
+    assert codes["old"]["api-version-deprecated"] == "warning"
+    assert codes["vers"]["api-version-deprecated"] == "warning"
+    assert codes["vers-hooks"] == {"hook-version-deprecated": "warning"}
+    assert warnings_of(caplog, "sglang.cli.serve") == []  # a finding, not a log line

@@ -165,7 +165,8 @@ def render(checks: Sequence[PluginCheck], *, strict: bool = False) -> str:
             )
             stated = "none" if hook.api_version is None else hook.api_version
             lines.append(
-                f"  hook {hook.hook_type} {hook.hook_name} on {hook.target} ({where}; states {stated})"
+                f"  hook {hook.hook_type} {hook.hook_name} on {hook.target} "
+                f"({where}; states {stated})"
             )
         for finding in check.findings:
             lines.append(
