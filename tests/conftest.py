@@ -8,6 +8,7 @@ plugins installed on the machine cannot change an outcome.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,13 +16,17 @@ from pathlib import Path
 import pytest
 
 from sglang.runtime import discovery
+from sglang.sdk.constants import ENV_CHECK_KV_ACCOUNTING
 from tests.support.dists import Site
 from tests.support.isolation import clean_environment, isolate_sys_path
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Swap the installed plugins out of ``sys.path`` before collection."""
+    """Swap the installed plugins out of ``sys.path``; check KV accounting every step."""
     isolate_sys_path(clean_environment())
+    # Every scheduler the tests start (and the spawned ones inherit it) proves after
+    # each step that no KV page is lost or counted twice.
+    os.environ[ENV_CHECK_KV_ACCOUNTING] = "1"
     discovery.refresh()
 
 

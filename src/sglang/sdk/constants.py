@@ -16,6 +16,7 @@ __all__ = [
     "DIFFUSION_PLATFORMS_GROUP",
     "DIFFUSION_PLATFORM_API_VERSION",
     "DIFFUSION_PLUGINS_GROUP",
+    "ENV_CHECK_KV_ACCOUNTING",
     "ENV_DIFFUSION_PLATFORM_OVERRIDE",
     "ENV_PLATFORM",
     "ENV_PLUGINS",
@@ -75,6 +76,11 @@ SRT platform plugins while :data:`ENV_PLATFORM` is unset)."""
 
 ENV_USE_CPU_ENGINE: Final = "SGLANG_USE_CPU_ENGINE"
 """``1`` makes SRT fall back to the CPU platform when no plugin activates."""
+
+ENV_CHECK_KV_ACCOUNTING: Final = "SGLANG_CHECK_KV_ACCOUNTING"
+"""``1`` makes the SRT scheduler check, after every step, that free pages, pages
+only the prefix cache holds and pages requests hold add up to the KV pool
+(a debugging switch; the test suite runs with it on)."""
 
 # -- API versions -------------------------------------------------------------
 #
