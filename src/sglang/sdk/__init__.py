@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sglang.sdk.constants import (
         ALL_ENTRY_POINT_GROUPS,
+        DIFFUSION_PLATFORM_API_VERSION,
         DIFFUSION_PLATFORMS_GROUP,
         DIFFUSION_PLUGINS_GROUP,
         ENV_CHECK_KV_ACCOUNTING,
@@ -25,12 +26,25 @@ if TYPE_CHECKING:
         ENV_USE_CPU_ENGINE,
         SERVE_BACKEND_API_VERSION,
         SERVE_BACKENDS_GROUP,
+        SRT_PLATFORM_API_VERSION,
         SRT_PLATFORMS_GROUP,
         SRT_PLUGINS_GROUP,
+        SUPPORTED_DIFFUSION_PLATFORM_API_VERSIONS,
+        SUPPORTED_HOOK_API_VERSIONS,
         SUPPORTED_SERVE_BACKEND_API_VERSIONS,
+        SUPPORTED_SRT_PLATFORM_API_VERSIONS,
+        DiffusionPlatformApiVersion,
+        HookApiVersion,
         ServeBackendApiVersion,
+        SRTPlatformApiVersion,
     )
-    from sglang.sdk.contract import Operation, OperationStatus
+    from sglang.sdk.contract import (
+        CONTRACT_VERSIONS,
+        ContractVersions,
+        Operation,
+        OperationStatus,
+        VersionStatus,
+    )
     from sglang.sdk.device import (
         DEVICE_OPERATIONS,
         CpuArchEnum,
@@ -74,6 +88,7 @@ if TYPE_CHECKING:
         PagedAllocator,
         QuantizationConfig,
     )
+    from sglang.sdk.targets import HOOK_TARGETS, DocumentedTarget, documented_target
 
 # The public names, resolved on first access (PEP 562) so that importing
 # one submodule, or this package, does not import every other submodule.
@@ -82,6 +97,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     for module, names in {
         "sglang.sdk.constants": (
             "ALL_ENTRY_POINT_GROUPS",
+            "DIFFUSION_PLATFORM_API_VERSION",
             "DIFFUSION_PLATFORMS_GROUP",
             "DIFFUSION_PLUGINS_GROUP",
             "ENV_CHECK_KV_ACCOUNTING",
@@ -91,14 +107,24 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "ENV_USE_CPU_ENGINE",
             "SERVE_BACKEND_API_VERSION",
             "SERVE_BACKENDS_GROUP",
+            "SRT_PLATFORM_API_VERSION",
             "SRT_PLATFORMS_GROUP",
             "SRT_PLUGINS_GROUP",
+            "SUPPORTED_DIFFUSION_PLATFORM_API_VERSIONS",
+            "SUPPORTED_HOOK_API_VERSIONS",
             "SUPPORTED_SERVE_BACKEND_API_VERSIONS",
+            "SUPPORTED_SRT_PLATFORM_API_VERSIONS",
+            "DiffusionPlatformApiVersion",
+            "HookApiVersion",
+            "SRTPlatformApiVersion",
             "ServeBackendApiVersion",
         ),
         "sglang.sdk.contract": (
+            "CONTRACT_VERSIONS",
+            "ContractVersions",
             "Operation",
             "OperationStatus",
+            "VersionStatus",
         ),
         "sglang.sdk.device": (
             "DEVICE_OPERATIONS",
@@ -148,6 +174,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
             "PagedAllocator",
             "QuantizationConfig",
         ),
+        "sglang.sdk.targets": (
+            "HOOK_TARGETS",
+            "DocumentedTarget",
+            "documented_target",
+        ),
     }.items()
     for name in names
 }
@@ -174,21 +205,28 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ALL_ENTRY_POINT_GROUPS",
+    "CONTRACT_VERSIONS",
     "DEVICE_OPERATIONS",
     "DIFFUSION_OPERATIONS",
     "DIFFUSION_PLATFORMS_GROUP",
+    "DIFFUSION_PLATFORM_API_VERSION",
     "DIFFUSION_PLUGINS_GROUP",
     "ENV_CHECK_KV_ACCOUNTING",
     "ENV_DIFFUSION_PLATFORM_OVERRIDE",
     "ENV_PLATFORM",
     "ENV_PLUGINS",
     "ENV_USE_CPU_ENGINE",
+    "HOOK_TARGETS",
     "SERVE_BACKENDS_GROUP",
     "SERVE_BACKEND_API_VERSION",
     "SRT_OPERATIONS",
     "SRT_PLATFORMS_GROUP",
+    "SRT_PLATFORM_API_VERSION",
     "SRT_PLUGINS_GROUP",
+    "SUPPORTED_DIFFUSION_PLATFORM_API_VERSIONS",
+    "SUPPORTED_HOOK_API_VERSIONS",
     "SUPPORTED_SERVE_BACKEND_API_VERSIONS",
+    "SUPPORTED_SRT_PLATFORM_API_VERSIONS",
     "AfterHook",
     "AroundHook",
     "AttentionBackend",
@@ -196,16 +234,20 @@ __all__ = [
     "BeforeHook",
     "BeforeResult",
     "ClassmethodTarget",
+    "ContractVersions",
     "CpuArchEnum",
     "DeviceCapability",
     "DeviceLike",
     "DeviceMixin",
     "DiffusionPlatform",
+    "DiffusionPlatformApiVersion",
     "DiffusionPlatformEnum",
     "DiffusionPlatformLike",
+    "DocumentedTarget",
     "ForwardBatchLike",
     "GeneralPluginCallback",
     "GraphRunner",
+    "HookApiVersion",
     "HookTarget",
     "HookType",
     "LinearMethod",
@@ -220,11 +262,14 @@ __all__ = [
     "QuantizationConfig",
     "ReplaceHook",
     "SRTPlatform",
+    "SRTPlatformApiVersion",
     "SRTPlatformLike",
     "ServeBackend",
     "ServeBackendApiVersion",
     "ServeBackendDetection",
     "ServeBackendFactory",
     "ServeRequest",
+    "VersionStatus",
+    "documented_target",
     "hook_target",
 ]
