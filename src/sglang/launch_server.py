@@ -3,7 +3,9 @@
 Upstream SGLang's entry point: loads the SRT general plugins, parses the
 flags of :class:`~sglang.srt.server_args.ServerArgs`, then blocks in
 :func:`~sglang.srt.entrypoints.http_server.launch_server` until SIGINT or
-SIGTERM.
+SIGTERM. A failed start-up check (a bad argument, model path or address)
+is one line on stderr and exit status 1 (the traceback is logged only with
+``--log-level debug``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     load_plugins()
     server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
     from sglang.srt.entrypoints.http_server import launch_server
+    from sglang.srt.entrypoints.startup import StartupError
 
-    launch_server(server_args)
+    try:
+        launch_server(server_args)
+    except StartupError as exc:
+        import logging
+
+        logging.getLogger(__name__).debug("the server did not start", exc_info=True)
+        print(f"sglang.launch_server: error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

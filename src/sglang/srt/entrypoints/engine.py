@@ -19,14 +19,22 @@ object then only supports :meth:`Engine.shutdown`).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import queue
 import random
 import threading
+import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
+from sglang.srt.entrypoints.validation import (
+    InvalidRequestError,
+    check_prompt_ids,
+    check_rid,
+    parse_sampling_params,
+    split_prompts,
+)
 from sglang.srt.managers.io_struct import (
     AbortRequest,
     RequestOutput,
@@ -34,7 +42,6 @@ from sglang.srt.managers.io_struct import (
     StatsRequest,
     TokenizedRequest,
 )
-from sglang.srt.sampling.sampling_params import SamplingParams
 from sglang.srt.server_args import ServerArgs
 
 if TYPE_CHECKING:
@@ -100,10 +107,12 @@ def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int
     Returns the worker group and what each local rank reported when ready.
     """
     from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec, local_rendezvous_address
+    from sglang.srt.configs.model_path import resolve_model_paths
     from sglang.srt.plugins import load_plugins
 
     load_plugins()
     server_args.check_server_args()
+    resolve_model_paths(server_args)
     _check_platform()
     if server_args.tp_size > 1 and not server_args.dist_init_addr:
         server_args.dist_init_addr = local_rendezvous_address()
@@ -134,10 +143,17 @@ class Engine:
             ``tp_size=``, ``max_total_tokens=``.
 
     Raises:
-        ValueError: A bad server argument (the message names the flag).
+        ValueError: A bad server argument (the message names the flag), or
+            a model path that is neither a model directory nor in the local
+            Hugging Face cache.
         RuntimeError: The platform cannot run the runtime.
         sglang.runtime.bootstrap.WorkerFailedError: A scheduler failed to start
             (its error and traceback are in the message).
+
+    Attributes:
+        last_receive_time: ``time.monotonic()`` when the scheduler last sent
+            anything (an output or a reply): its heartbeat, which
+            ``/health_generate`` reads.
     """
 
     def __init__(self, server_args: ServerArgs | None = None, **kwargs: Any) -> None:
@@ -159,8 +175,8 @@ class Engine:
         self.tokenizer: HFTokenizer = HFTokenizer.from_pretrained(
             self.server_args.tokenizer_path or self.server_args.model_path
         )
-        self._ids = itertools.count()
         self._sinks: dict[str, OutputSink] = {}
+        self.last_receive_time = time.monotonic()
         self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
         self._stats: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
         self._failure: BaseException | None = None
@@ -175,6 +191,7 @@ class Engine:
         while True:
             try:
                 message = self._group.recv(self._leader)
+                self.last_receive_time = time.monotonic()
             except BaseException as exc:  # a dead or failed scheduler, or shutdown
                 with self._lock:
                     if not self._closed:
@@ -202,22 +219,23 @@ class Engine:
         input_ids: Sequence[int] | None,
         sampling_params: Mapping[str, object] | None,
         return_logprob: bool,
+        rid: str | None = None,
     ) -> TokenizedRequest:
         if (prompt is None) == (input_ids is None):
-            raise ValueError("give exactly one of prompt and input_ids")
-        params = SamplingParams.from_dict(sampling_params)
+            raise InvalidRequestError("give exactly one of prompt and input_ids", "prompt")
+        rid = uuid.uuid4().hex if rid is None else check_rid(rid)
+        params = parse_sampling_params(sampling_params)
         if params.seed is None:  # every rank must draw the same tokens
             params = dataclasses.replace(params, seed=random.getrandbits(63))
         ids = self.tokenizer.encode(prompt) if prompt is not None else list(input_ids or ())
-        if not all(isinstance(t, int) and 0 <= t < self.tokenizer.vocab_size for t in ids):
-            raise ValueError(f"input_ids must be token ids below {self.tokenizer.vocab_size}")
-        params.check_prompt(len(ids), self.context_length)
-        if len(ids) + 1 > self.max_total_tokens:
-            raise ValueError(
-                f"the prompt has {len(ids)} tokens but the KV cache holds {self.max_total_tokens}; "
-                f"raise --max-total-tokens or --mem-fraction-static"
-            )
-        return TokenizedRequest(f"req-{next(self._ids)}", tuple(ids), params, return_logprob)
+        check_prompt_ids(
+            ids,
+            vocab_size=self.tokenizer.vocab_size,
+            context_length=self.context_length,
+            max_total_tokens=self.max_total_tokens,
+            params=params,
+        )
+        return TokenizedRequest(rid, tuple(ids), params, return_logprob)
 
     def _send(self, message: object) -> None:
         with self._send_lock:
@@ -229,6 +247,15 @@ class Engine:
                 raise RuntimeError("the engine has been shut down")
             if self._failure is not None:
                 raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
+            seen = set(self._sinks)
+            for request in requests:
+                if request.rid in seen:
+                    raise InvalidRequestError(
+                        f"rid {request.rid!r} is already in flight: request ids must be unique "
+                        f"(leave rid out to get a fresh one)",
+                        "rid",
+                    )
+                seen.add(request.rid)
             for request, sink in zip(requests, sinks, strict=True):
                 self._sinks[request.rid] = sink
         for request in requests:
@@ -249,6 +276,7 @@ class Engine:
         return_logprob: bool = False,
         *,
         sink: OutputSink,
+        rid: str | None = None,
     ) -> str:
         """Check and send one request whose outputs go to *sink*; return its id.
 
@@ -257,13 +285,16 @@ class Engine:
         has a ``finish_reason``), or once with the exception when the
         scheduler fails, so *sink* must return at once (for example hand
         the item to an event loop with ``loop.call_soon_threadsafe``). Call
-        :meth:`release` when done with the request.
+        :meth:`release` when done with the request. *rid* names the request
+        (default: a fresh id); an id already in flight is refused.
 
         Raises:
-            ValueError: A bad parameter (the message names it); nothing is sent.
+            ValueError: A bad parameter (an
+                :class:`~sglang.srt.entrypoints.validation.InvalidRequestError`
+                naming it); nothing is sent.
             RuntimeError: The engine was shut down or its scheduler failed.
         """
-        request = self._prepare(prompt, input_ids, sampling_params, return_logprob)
+        request = self._prepare(prompt, input_ids, sampling_params, return_logprob, rid)
         self._submit([request], [sink])
         return request.rid
 
@@ -298,8 +329,19 @@ class Engine:
         return item
 
     def abort(self, rid: str) -> None:
-        """Abort request *rid* (its KV pages are freed; its result ends with ``abort``)."""
+        """Abort request *rid* (its KV pages are freed; its result ends with ``abort``).
+
+        An id that is not in flight (finished, or never sent) is ignored.
+        """
         self._send(AbortRequest(rid))
+
+    def abort_all(self) -> list[str]:
+        """Abort every request in flight (as :meth:`abort`); return their ids."""
+        with self._lock:
+            rids = list(self._sinks)
+        for rid in rids:
+            self.abort(rid)
+        return rids
 
     def generate(
         self,
@@ -308,6 +350,7 @@ class Engine:
         input_ids: Sequence[int] | Sequence[Sequence[int]] | None = None,
         return_logprob: bool = False,
         stream: bool = False,
+        rid: str | Sequence[str] | None = None,
     ) -> Any:
         """Generate for one prompt or a list (text or token ids).
 
@@ -315,34 +358,17 @@ class Engine:
         ``meta_info``), a list of them for a list of prompts, or with
         ``stream=True`` (one prompt) an iterator of dicts holding the new
         part of ``text`` and ``output_ids``, the last with ``finish_reason``.
+        *rid* names the request (a list: one id per prompt); by default each
+        gets a fresh id. ``meta_info["id"]`` is the id.
 
         Raises:
             ValueError: A bad parameter (the message names it); no request
                 of the call is sent then.
         """
-        batch = isinstance(prompt, (list, tuple)) or (
-            input_ids is not None and len(input_ids) > 0 and not isinstance(input_ids[0], int)
-        )
-        prompts: list[str | None]
-        ids_list: list[Sequence[int] | None]
-        if batch:
-            count = len(prompt) if isinstance(prompt, (list, tuple)) else len(input_ids or ())
-            prompts = list(prompt) if isinstance(prompt, (list, tuple)) else [None] * count
-            ids_list = list(input_ids) if input_ids is not None else [None] * count  # type: ignore[arg-type]
-        else:
-            prompts = [prompt] if isinstance(prompt, str) or prompt is None else [None]
-            ids_list = [input_ids]  # type: ignore[list-item]
-        params_list: list[Mapping[str, object] | None]
-        if isinstance(sampling_params, (list, tuple)):
-            if len(sampling_params) != len(prompts):
-                raise ValueError("give one sampling_params per prompt, or one for all")
-            params_list = list(sampling_params)
-        else:
-            assert sampling_params is None or isinstance(sampling_params, Mapping)
-            params_list = [sampling_params] * len(prompts)
+        batch, items = split_prompts(prompt, input_ids, sampling_params, rid)
         requests = [
-            self._prepare(p, i, sp, return_logprob)
-            for p, i, sp in zip(prompts, ids_list, params_list, strict=True)
+            self._prepare(i.prompt, i.input_ids, i.sampling_params, return_logprob, i.rid)
+            for i in items
         ]
         if stream:
             if batch:

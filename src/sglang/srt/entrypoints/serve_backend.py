@@ -21,14 +21,27 @@ def run(request: ServeRequest) -> None:
 
     ``--help`` prints the flags of :func:`~sglang.srt.server_args.prepare_server_args`
     and exits (``SystemExit(0)``) before anything starts.
+
+    Raises:
+        sglang.cli.serve.ServeError: The start-up checks failed (a bad
+            argument, model path or address): ``sglang serve`` prints the
+            one-line message; the traceback is logged with ``--log-level debug``.
     """
+    from sglang.cli.serve import ServeError
+    from sglang.srt.entrypoints.startup import StartupError
     from sglang.srt.server_args import prepare_server_args
 
     server_args = prepare_server_args(list(request.argv))
     launch_server = import_required(
         "sglang.srt.entrypoints.http_server", "launch_server", "the llm serve backend", _EXTRA_HINT
     )
-    launch_server(server_args)
+    try:
+        launch_server(server_args)
+    except StartupError as exc:
+        import logging
+
+        logging.getLogger(__name__).debug("the server did not start", exc_info=True)
+        raise ServeError(str(exc), exit_code=1) from exc
 
 
 def create_backend() -> ServeBackend:

@@ -1,0 +1,151 @@
+"""What an operator sees while the SRT server starts: checks first, then the start-up lines.
+
+:func:`preflight` runs before any scheduler process is spawned: it checks
+the server arguments, resolves the model path (a directory, or a Hugging
+Face id in the local cache, see :mod:`sglang.srt.configs.model_path`) and
+binds the HTTP address. Each failure is one :class:`StartupError` whose
+message says what is wrong and how to fix it; the command lines print it
+as one line (the traceback only with ``--log-level debug``).
+
+:func:`configure_logging` makes ``--log-level`` apply to the runtime's
+loggers (everything under ``sglang``), and :func:`log_startup` writes, at
+INFO, the selected platform and why, the model, its dtype and
+tensor-parallel size, the KV cache in tokens and pages, the context
+length and the address.
+
+Importing this module imports neither torch nor the HTTP stack.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
+
+    from sglang.srt.entrypoints.engine import Engine
+    from sglang.srt.server_args import ServerArgs
+
+__all__ = [
+    "LOG_FORMAT",
+    "SGLANG_HEALTH_CHECK_TIMEOUT",
+    "StartupError",
+    "configure_logging",
+    "health_check_timeout",
+    "log_startup",
+    "preflight",
+]
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""The format of the runtime's log records when nothing else configured logging."""
+
+SGLANG_HEALTH_CHECK_TIMEOUT = "SGLANG_HEALTH_CHECK_TIMEOUT"
+"""Seconds ``/health_generate`` waits for the scheduler before answering 503 (default 20)."""
+
+_LOGGER = "sglang.srt.entrypoints.http_server"
+
+
+class StartupError(Exception):
+    """The server cannot start: a bad argument, a bad model path, an address in use.
+
+    The message is one line naming the flag or path at fault and the fix.
+    """
+
+
+def configure_logging(level: str) -> None:
+    """Show the runtime's log records (the ``sglang`` loggers) at *level* and above.
+
+    A handler is installed on the root logger only when the program has
+    none (``sglang serve`` installs its own first); the root logger's level
+    is left alone, so other libraries stay at their defaults.
+    """
+    import logging
+
+    if not logging.getLogger().handlers:
+        logging.basicConfig(format=LOG_FORMAT)
+    logging.getLogger("sglang").setLevel(level.upper())
+
+
+def health_check_timeout() -> float:
+    """:data:`SGLANG_HEALTH_CHECK_TIMEOUT` in seconds (upstream's variable and default, 20).
+
+    Raises:
+        StartupError: It is set but not a positive number.
+    """
+    import os
+
+    raw = os.environ.get(SGLANG_HEALTH_CHECK_TIMEOUT, "20")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise StartupError(
+            f"{SGLANG_HEALTH_CHECK_TIMEOUT} must be a positive number of seconds, got {raw!r}"
+        )
+    return value
+
+
+def preflight(server_args: ServerArgs) -> socket.socket:
+    """Check *server_args*, resolve the model path and bind the address; return the socket.
+
+    Runs in well under a second and spawns nothing, so that a mistake is
+    reported before the schedulers load the model. The model and tokenizer
+    paths are replaced by the local folders they name (in place).
+
+    Raises:
+        StartupError: The first problem found (see the module docstring).
+    """
+    from sglang.runtime.http.running import AddressInUseError, bind_socket
+    from sglang.srt.configs.model_path import resolve_model_paths
+
+    health_check_timeout()
+    try:
+        server_args.check_server_args()
+        resolve_model_paths(server_args)
+        return bind_socket(server_args.host, server_args.port)
+    except (ValueError, AddressInUseError) as exc:
+        raise StartupError(str(exc)) from exc
+
+
+def _platform_line() -> str:
+    from sglang.srt.platforms import get_selection_report
+
+    report = get_selection_report()
+    source = (
+        "built-in"
+        if report.platform_dist is None
+        else f"entry point {report.platform_entry_point} from {report.platform_dist}"
+    )
+    return f"SRT platform: {report.platform_class} ({source}); why: {report.reason}"
+
+
+def log_startup(server_args: ServerArgs, engine: Engine, info: dict[str, object]) -> None:
+    """Log the start-up lines at INFO (see the module docstring).
+
+    Args:
+        server_args: The server's (resolved) arguments.
+        engine: The running engine.
+        info: The scheduler's state (:meth:`Engine.get_server_info`).
+    """
+    import logging
+
+    log = logging.getLogger(_LOGGER)
+    log.info("%s", _platform_line())
+    name = server_args.served_model_name or server_args.model_path
+    log.info(
+        "model %s (served as %r): dtype %s, tp-size %d",
+        server_args.model_path,
+        name,
+        info.get("dtype", server_args.dtype),
+        server_args.tp_size,
+    )
+    log.info(
+        "KV cache: %d tokens in %s pages of %d tokens; context length %d; max running requests %s",
+        engine.max_total_tokens,
+        info.get("total_pages"),
+        server_args.page_size,
+        engine.context_length,
+        info.get("max_running_requests"),
+    )
+    log.info("serving %s on http://%s:%d", name, server_args.host, server_args.port)
