@@ -38,3 +38,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    from sglang.runtime.process_exit import exit_now
+
+    exit_now(0)  # the server stopped: do not wait for the interpreter to free torch

@@ -11,7 +11,10 @@ imports nothing but this module and the standard library. In the child it
    registration, hook application);
 4. materialises the payload (the server arguments);
 5. resolves the target by its dotted path, so a hooked target is the one
-   found, and calls it with the payload and a :class:`Worker`.
+   found, and calls it with the payload and a :class:`Worker`;
+6. once the target returned, runs the process's exit handlers and ends at
+   once (:func:`~sglang.runtime.process_exit.exit_now`): the interpreter's own teardown, which takes
+   seconds once torch and a model are loaded, would delay every shutdown.
 
 Any failure is sent to the parent as one message carrying the stage, the
 error and the formatted traceback before the process exits with status 1,
@@ -145,3 +148,6 @@ def worker_main(spec: WorkerSpec, conn: Connection, parent_pid: int) -> None:
     except BaseException as exc:
         _fail(conn, spec, stage, exc)
         sys.exit(1)
+    from sglang.runtime.process_exit import exit_now
+
+    exit_now(0)
