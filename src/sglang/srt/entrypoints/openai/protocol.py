@@ -63,7 +63,7 @@ class _Sampling(_Strict):
     stream: bool = False
     stream_options: StreamOptions | None = None
     user: str | None = None
-    rid: str | None = None
+    rid: str | None = Field(None, min_length=1)
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
     logit_bias: dict[str, float] | None = None
