@@ -17,27 +17,22 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve the model *argv* (default ``sys.argv[1:]``) names."""
+    """Serve the model *argv* (default ``sys.argv[1:]``) names.
+
+    Without *argv* (the program itself), the process ends as soon as the
+    server stopped, without the interpreter's teardown.
+    """
     from sglang.srt.plugins import load_plugins
     from sglang.srt.server_args import prepare_server_args
 
     load_plugins()
     server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
     from sglang.srt.entrypoints.http_server import launch_server
-    from sglang.srt.entrypoints.startup import StartupError
+    from sglang.srt.entrypoints.startup import command_line
 
-    try:
+    with command_line("sglang.launch_server", leave=argv is None):
         launch_server(server_args)
-    except StartupError as exc:
-        import logging
-
-        logging.getLogger(__name__).debug("the server did not start", exc_info=True)
-        print(f"sglang.launch_server: error: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":
     main()
-    from sglang.runtime.process_exit import exit_now
-
-    exit_now(0)  # the server stopped: do not wait for the interpreter to free torch

@@ -94,7 +94,6 @@ class AsyncEngine:
         sampling_params: Mapping[str, object] | None = None,
         input_ids: Sequence[int] | None = None,
         return_logprob: bool = False,
-        *,
         rid: str | None = None,
     ) -> RequestStream:
         """Check and send one request from the running event loop; return its stream.

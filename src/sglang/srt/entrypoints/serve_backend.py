@@ -24,25 +24,19 @@ def run(request: ServeRequest) -> None:
     and exits (``SystemExit(0)``) before anything starts.
 
     Raises:
-        sglang.cli.serve.ServeError: The start-up checks failed (a bad
-            argument, model path or address): ``sglang serve`` prints the
-            one-line message; the traceback is logged with ``--log-level debug``.
+        SystemExit: The start-up checks failed (a bad argument, model path
+            or address): ``sglang serve`` prints its one-line message and
+            exits 1; the traceback is logged with ``--log-level debug``.
     """
-    from sglang.cli.serve import ServeError
-    from sglang.srt.entrypoints.startup import StartupError
+    from sglang.srt.entrypoints.startup import command_line
     from sglang.srt.server_args import prepare_server_args
 
     server_args = prepare_server_args(list(request.argv))
     launch_server = import_required(
         "sglang.srt.entrypoints.http_server", "launch_server", "the llm serve backend", _EXTRA_HINT
     )
-    try:
+    with command_line("sglang serve"):  # the command line cleans up, then leaves
         launch_server(server_args)
-    except StartupError as exc:
-        import logging
-
-        logging.getLogger(__name__).debug("the server did not start", exc_info=True)
-        raise ServeError(str(exc), exit_code=1) from exc
 
 
 def options_summary(width: int = 80) -> str:

@@ -5,7 +5,8 @@ the server arguments, resolves the model path (a directory, or a Hugging
 Face id in the local cache, see :mod:`sglang.srt.configs.model_path`) and
 binds the HTTP address. Each failure is one :class:`StartupError` whose
 message says what is wrong and how to fix it; the command lines print it
-as one line (the traceback only with ``--log-level debug``).
+as one line (the traceback only with ``--log-level debug``), through
+:func:`command_line`.
 
 :func:`configure_logging` makes ``--log-level`` apply to the runtime's
 loggers (everything under ``sglang``), and :func:`log_startup` writes, at
@@ -18,10 +19,12 @@ Importing this module imports neither torch nor the HTTP stack.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import socket
+    from collections.abc import Iterator
 
     from sglang.srt.entrypoints.engine import Engine
     from sglang.srt.server_args import ServerArgs
@@ -30,6 +33,7 @@ __all__ = [
     "LOG_FORMAT",
     "SGLANG_HEALTH_CHECK_TIMEOUT",
     "StartupError",
+    "command_line",
     "configure_logging",
     "health_check_timeout",
     "log_startup",
@@ -50,6 +54,30 @@ class StartupError(Exception):
 
     The message is one line naming the flag or path at fault and the fix.
     """
+
+
+@contextlib.contextmanager
+def command_line(prog: str, *, leave: bool = False) -> Iterator[None]:
+    """Run a server command line's body: start-up errors become one line, exit status 1.
+
+    A :class:`StartupError` leaves as ``SystemExit("PROG: error: MESSAGE")``
+    (Python, or ``sglang serve``, prints it to stderr); its traceback is
+    logged at DEBUG. With *leave*, the process ends as soon as the body
+    returned (:func:`~sglang.runtime.process_exit.exit_now`): the server
+    has stopped, and the interpreter's teardown of torch would only delay
+    the exit.
+    """
+    import logging
+
+    try:
+        yield
+    except StartupError as exc:
+        logging.getLogger(_LOGGER).debug("the server did not start", exc_info=True)
+        raise SystemExit(f"{prog}: error: {exc}") from None
+    if leave:
+        from sglang.runtime.process_exit import exit_now
+
+        exit_now(0)
 
 
 def configure_logging(level: str) -> None:
