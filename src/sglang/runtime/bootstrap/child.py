@@ -4,7 +4,8 @@
 imports no runtime module at module scope, so that unpickling the process
 imports nothing but this module and the standard library. In the child it
 
-1. starts a watchdog that ends the process when its parent is gone;
+1. configures its logging (the spec's ``log_level``) and starts a watchdog
+   that ends the process when its parent is gone;
 2. warns, naming them, about watched runtime modules that are already
    imported (spawn re-runs the launching script's module scope first);
 3. runs the spec's steps in order (platform initialisation, plugin
@@ -119,6 +120,10 @@ def worker_main(spec: WorkerSpec, conn: Connection, parent_pid: int) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if spec.log_level is not None:
+        from sglang.runtime.logs import configure_logging
+
+        configure_logging(spec.log_level)
     threading.Thread(
         target=_watch_parent, args=(parent_pid,), name="sglang-parent-watchdog", daemon=True
     ).start()

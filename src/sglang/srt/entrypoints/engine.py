@@ -127,6 +127,7 @@ def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int
             steps=_STEPS,
             rank=rank,
             watched_modules=_WATCHED,
+            log_level=server_args.log_level,
         )
         for rank in range(first, first + per_node)
     ]

@@ -32,6 +32,7 @@ from sglang.runtime.http import (
     serve,
     stop_on_signals,
 )
+from sglang.runtime.logs import configure_logging
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
 from sglang.srt.entrypoints.engine import Engine
 from sglang.srt.entrypoints.metrics import METRICS_MEDIA_TYPE, ServerMetrics
@@ -44,7 +45,7 @@ from sglang.srt.entrypoints.openai.protocol import (
 )
 from sglang.srt.entrypoints.openai.serving import create_chat_completion, create_completion
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
-from sglang.srt.entrypoints.startup import configure_logging, log_startup, preflight
+from sglang.srt.entrypoints.startup import log_startup, preflight
 from sglang.srt.managers.io_struct import RequestOutput
 from sglang.srt.server_args import ServerArgs
 

@@ -8,8 +8,9 @@ message says what is wrong and how to fix it; the command lines print it
 as one line (the traceback only with ``--log-level debug``), through
 :func:`command_line`.
 
-:func:`configure_logging` makes ``--log-level`` apply to the runtime's
-loggers (everything under ``sglang``), and :func:`log_startup` writes, at
+``--log-level`` applies to the runtime's loggers (everything under
+``sglang``, in the scheduler processes too: see
+:func:`sglang.runtime.logs.configure_logging`), and :func:`log_startup` writes, at
 INFO, the selected platform and why, the model, its dtype and
 tensor-parallel size, the KV cache in tokens and pages, the context
 length and the address.
@@ -30,18 +31,13 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 __all__ = [
-    "LOG_FORMAT",
     "SGLANG_HEALTH_CHECK_TIMEOUT",
     "StartupError",
     "command_line",
-    "configure_logging",
     "health_check_timeout",
     "log_startup",
     "preflight",
 ]
-
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-"""The format of the runtime's log records when nothing else configured logging."""
 
 SGLANG_HEALTH_CHECK_TIMEOUT = "SGLANG_HEALTH_CHECK_TIMEOUT"
 """Seconds ``/health_generate`` waits for the scheduler before answering 503 (default 20)."""
@@ -78,20 +74,6 @@ def command_line(prog: str, *, leave: bool = False) -> Iterator[None]:
         from sglang.runtime.process_exit import exit_now
 
         exit_now(0)
-
-
-def configure_logging(level: str) -> None:
-    """Show the runtime's log records (the ``sglang`` loggers) at *level* and above.
-
-    A handler is installed on the root logger only when the program has
-    none (``sglang serve`` installs its own first); the root logger's level
-    is left alone, so other libraries stay at their defaults.
-    """
-    import logging
-
-    if not logging.getLogger().handlers:
-        logging.basicConfig(format=LOG_FORMAT)
-    logging.getLogger("sglang").setLevel(level.upper())
 
 
 def health_check_timeout() -> float:
