@@ -27,11 +27,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     load_plugins()
     server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
-    from sglang.srt.entrypoints.http_server import launch_server
-    from sglang.srt.entrypoints.startup import command_line
+    from sglang.srt.entrypoints.startup import command_line, preflight
 
-    with command_line("sglang.launch_server", leave=argv is None):
-        launch_server(server_args)
+    with command_line("sglang.launch_server", server_args.log_level, leave=argv is None):
+        sock = preflight(server_args)  # before the HTTP stack is imported: fail fast
+        from sglang.srt.entrypoints.http_server import launch_server
+
+        launch_server(server_args, sock=sock)
 
 
 if __name__ == "__main__":

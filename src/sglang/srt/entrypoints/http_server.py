@@ -18,6 +18,7 @@ key, SSE, the signal-driven run) are :mod:`sglang.runtime.http`.
 from __future__ import annotations
 
 import logging
+import socket
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -143,19 +144,21 @@ def create_app(engine: Engine, server_args: ServerArgs) -> FastAPI:
     return app
 
 
-def launch_server(server_args: ServerArgs) -> None:
+def launch_server(server_args: ServerArgs, *, sock: socket.socket | None = None) -> None:
     """Check, start the engine, serve HTTP until SIGINT or SIGTERM, then stop everything.
 
     Blocks. A bad argument, model path or address fails before any
     scheduler is spawned. The scheduler processes are stopped on every way
     out: a signal (also one that arrives while the engine is starting), an
-    error.
+    error. *sock* is the socket of a
+    :func:`~sglang.srt.entrypoints.startup.preflight` the caller ran already
+    (the command lines run it before importing the HTTP stack, to fail fast).
 
     Raises:
         sglang.srt.entrypoints.startup.StartupError: The start-up checks failed.
     """
     configure_logging(server_args.log_level)
-    sock = preflight(server_args)
+    sock = preflight(server_args) if sock is None else sock
     with sock, stop_on_signals():
         engine = Engine(server_args)
         try:

@@ -28,15 +28,19 @@ def run(request: ServeRequest) -> None:
             or address): ``sglang serve`` prints its one-line message and
             exits 1; the traceback is logged with ``--log-level debug``.
     """
-    from sglang.srt.entrypoints.startup import command_line
+    from sglang.srt.entrypoints.startup import command_line, preflight
     from sglang.srt.server_args import prepare_server_args
 
     server_args = prepare_server_args(list(request.argv))
-    launch_server = import_required(
-        "sglang.srt.entrypoints.http_server", "launch_server", "the llm serve backend", _EXTRA_HINT
-    )
-    with command_line("sglang serve"):  # the command line cleans up, then leaves
-        launch_server(server_args)
+    with command_line("sglang serve", server_args.log_level):  # the CLI cleans up, then leaves
+        sock = preflight(server_args)  # before the HTTP stack is imported: fail fast
+        launch_server = import_required(
+            "sglang.srt.entrypoints.http_server",
+            "launch_server",
+            "the llm serve backend",
+            _EXTRA_HINT,
+        )
+        launch_server(server_args, sock=sock)
 
 
 def options_summary(width: int = 80) -> str:

@@ -53,18 +53,22 @@ class StartupError(Exception):
 
 
 @contextlib.contextmanager
-def command_line(prog: str, *, leave: bool = False) -> Iterator[None]:
+def command_line(prog: str, log_level: str, *, leave: bool = False) -> Iterator[None]:
     """Run a server command line's body: start-up errors become one line, exit status 1.
 
-    A :class:`StartupError` leaves as ``SystemExit("PROG: error: MESSAGE")``
-    (Python, or ``sglang serve``, prints it to stderr); its traceback is
-    logged at DEBUG. With *leave*, the process ends as soon as the body
+    Logging is configured at *log_level* first. A :class:`StartupError`
+    leaves as ``SystemExit("PROG: error: MESSAGE")`` (Python, or ``sglang
+    serve``, prints it to stderr); its traceback is logged at DEBUG. With
+    *leave*, the process ends as soon as the body
     returned (:func:`~sglang.runtime.process_exit.exit_now`): the server
     has stopped, and the interpreter's teardown of torch would only delay
     the exit.
     """
     import logging
 
+    from sglang.runtime.logs import configure_logging
+
+    configure_logging(log_level)
     try:
         yield
     except StartupError as exc:
