@@ -256,6 +256,14 @@ CURL = {
         "data: [DONE]"
     ),
     f"guides/serving-http.rst: curl http://127.0.0.1:30000/generate {_AUTH}": '"output_ids"',
+    "guides/serving-http.rst: curl -sf http://127.0.0.1:30000/health_generate && echo healthy": (
+        "healthy"
+    ),
+    f"guides/serving-http.rst: curl http://127.0.0.1:30000/get_server_info {_AUTH}": (
+        '"max_total_num_tokens"'
+    ),
+    f"guides/serving-http.rst: curl http://127.0.0.1:30000/tokenize {_AUTH}"
+    """ -d '{"prompt": "Hello"}'""": '"max_model_len"',
 }
 """The HTTP guide's curl blocks and what each answer holds."""
 
