@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.dists import REPO_ROOT
-from tests.support.examples import EXAMPLES, console_script
+from tests.support.examples import EXAMPLES, console_script, install_examples
 from tests.support.isolation import clean_environment, make_venv, plugin_free_env
 from tests.support.processes import HAS_PROC, free_port, run_script_in_session
 
@@ -27,12 +27,15 @@ GUIDE = REPO_ROOT / "docs" / "guides" / "vendor-path.rst"
 OFFLINE = "python -m pip install --no-deps --no-build-isolation --no-index"
 
 
-def _script(source: Path, model: Path, port: int) -> str:
+def _blocks() -> list[str]:
+    """The guide's bash blocks, dedented."""
     text = GUIDE.read_text("utf-8")
     blocks = re.findall(r"\.\. code-block:: bash\n\n((?:      .*\n|\n)+)", text)
-    commands = "\n".join(
-        "\n".join(line[6:] for line in block.rstrip().splitlines()) for block in blocks
-    )
+    return ["\n".join(line[6:] for line in block.rstrip().splitlines()) for block in blocks]
+
+
+def _script(source: Path, model: Path, port: int) -> str:
+    commands = "\n".join(_blocks())
     return (
         commands.replace("python -m pip install -e examples/demo_platform", f"{OFFLINE} {source}")
         .replace("/tmp/tiny-llama", str(model))
@@ -63,3 +66,33 @@ def test_the_vendor_path_runs_as_written(tmp_path: Path) -> None:
     assert report["summary"]["passed"] > 0
     assert '"object":"text_completion"' in result.stdout  # curl's answer
     assert "Traceback" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def demo_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv that sees sglang through the plugin-free view, with the demo pip-installed."""
+    return install_examples(tmp_path_factory.mktemp("demo-venv"), "demo_platform")
+
+
+@pytest.mark.parametrize("where", ["repository root", "another folder"])
+def test_the_conformance_command_sees_installed_plugins_from_any_folder(
+    demo_python: Path, tmp_path: Path, where: str
+) -> None:
+    """The repository's own test configuration hides installed plugins, but not from the suite."""
+    (command,) = [block for block in _blocks() if "--sglang-conformance" in block]
+    report = tmp_path / "conformance.json"
+    command = command.replace("conformance.json", str(report))
+    # the activation and contract levels are enough to see which plugin was tested
+    command += ' -p no:cacheprovider -k "activation or contract"'
+    cwd = REPO_ROOT if where == "repository root" else tmp_path
+    path = os.pathsep.join([str(demo_python.parent), os.environ["PATH"]])
+    result = run_script_in_session(
+        command, env={**plugin_free_env(), "PATH": path}, cwd=cwd, timeout=600
+    )
+    output = result.stdout[-6000:] + result.stderr[-3000:]
+    assert result.returncode == 0, output
+    document = json.loads(report.read_text("utf-8"))
+    assert document["plugin"]["distribution"] == "sglang-demo-platform", output
+    assert document["summary"]["failed"] == 0, output
+    assert document["summary"]["passed"] > 0, output
+    assert "hidden from the tests" not in result.stdout  # the repository's header line
