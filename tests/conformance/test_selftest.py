@@ -87,6 +87,10 @@ def _check_header_summary_and_diffusion(demo_run: SuiteRun) -> None:
         "plugin: entry point demo = sglang_demo_platform:activate, distribution "
         "sglang-demo-platform 0.1.0"
     ) in out
+    # no serve plugin is installed: --sglang-runtime all tests the in-tree backends
+    assert "serve backends: llm, diffusion" in out
+    for clause_id in ("SRV-01", "SRV-02", "SRV-03"):
+        assert demo_run.outcome(clause_id) == "passed", clause_id
     summary = out.split("sglang conformance")[-1]
     assert "activation:\n  ACT-01  passed" in summary
     assert "clauses: " in summary
@@ -111,6 +115,7 @@ def test_cpu_platform_passes_every_clause(cpu_run: SuiteRun) -> None:
         assert cpu_run.outcome(clause_id) == "passed", clause_id
     for clause_id in ("SRV-01", "SRV-02", "SRV-03"):  # --sglang-runtime all tests every backend
         assert cpu_run.outcome(clause_id) == "passed", clause_id
+    assert "serve backends: llm, diffusion, ok" in cpu_run.output  # in-tree ones first
     _check_schema(cpu_run)
     assert cpu_run.report["runtime"] == "all"
     assert cpu_run.report["plugin"] == {"entry_point": None, "distribution": None, "version": None}
