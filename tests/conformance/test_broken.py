@@ -66,6 +66,9 @@ CASES = {
     "graph capture declared, nothing captured": Case(
         "graphs_never_captured", frozenset({"SUB-07"})
     ),
+    "graph replays keep the captured batch's inputs": Case(
+        "stale_graph_inputs", frozenset({"SUB-07"})
+    ),
     "graph capture declared and replayed": Case(
         "good_graphs", frozenset(), passed=frozenset({"SUB-07"})
     ),

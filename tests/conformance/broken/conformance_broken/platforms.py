@@ -101,6 +101,16 @@ class GoodGraphs(GraphsNeverCaptured):
         return ReplayingGraphRunner
 
 
+class StaleGraphInputs(GraphsNeverCaptured):
+    """Declares graph capture, with a runner that replays the captured batch's inputs."""
+
+    def get_graph_runner_cls(self) -> type[GraphRunner]:
+        """The runner whose replays ignore the batch they are given."""
+        from .runtime import StaleInputsGraphRunner
+
+        return StaleInputsGraphRunner
+
+
 class BadServerArgs(Good):
     """Sets an invalid default."""
 
