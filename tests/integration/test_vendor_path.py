@@ -5,7 +5,11 @@ The commands are the bash blocks of ``docs/guides/vendor-path.rst``, run by
 installed by pip) with an ``sglang`` console script first on ``PATH``.
 What is substituted: pip installs offline (``--no-deps --no-build-isolation
 --no-index``) from a copy of the example, the model folder is a temporary
-one and the port a free one.
+one and the port a free one. The steps run in a folder of their own; the
+conformance command runs from the repository root too, whose test
+configuration must not hide the installed plugin from it. The setuptools
+block (mypy on a strict editable install) runs on its own, from another
+folder than the package's.
 """
 
 from __future__ import annotations
@@ -34,10 +38,17 @@ def _blocks() -> list[str]:
     return ["\n".join(line[6:] for line in block.rstrip().splitlines()) for block in blocks]
 
 
+SETUPTOOLS = "editable_mode="
+"""What tells the setuptools block from the steps."""
+
+
 def _script(source: Path, model: Path, port: int) -> str:
-    commands = "\n".join(_blocks())
+    commands = "\n".join(block for block in _blocks() if SETUPTOOLS not in block)
     return (
-        commands.replace("python -m pip install -e examples/demo_platform", f"{OFFLINE} {source}")
+        commands.replace(
+            'python -m pip install -e "examples/demo_platform[dev]"',
+            f'{OFFLINE} -e "{source}[dev]"',
+        )
         .replace("/tmp/tiny-llama", str(model))
         .replace("30000", str(port))
     )
@@ -66,6 +77,39 @@ def test_the_vendor_path_runs_as_written(tmp_path: Path) -> None:
     assert report["summary"]["passed"] > 0
     assert '"object":"text_completion"' in result.stdout  # curl's answer
     assert "Traceback" not in result.stderr
+
+
+def test_the_dev_extra_brings_what_the_steps_run() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((EXAMPLES / "demo_platform" / "pyproject.toml").read_text("utf-8"))
+    dev = project["project"]["optional-dependencies"]["dev"]
+    names = {re.split(r"[\[<>=]", requirement)[0] for requirement in dev}
+    assert {"sglang", "mypy", "pyright", "pytest", "hypothesis"} <= names
+    assert "sglang[all]" in dev  # the serve step needs the compute and serving stack
+    assert '"examples/demo_platform[dev]"' in GUIDE.read_text("utf-8")
+
+
+def test_mypy_finds_a_setuptools_editable_install_from_any_folder(tmp_path: Path) -> None:
+    (block,) = [block for block in _blocks() if SETUPTOOLS in block]
+    source = tmp_path / "my_platform_plugin"
+    shutil.copytree(
+        EXAMPLES / "my_platform_plugin",
+        source,
+        ignore=shutil.ignore_patterns("build", "*.egg-info"),
+    )
+    python = make_venv(tmp_path / "venv", clean_environment().view)
+    script = block.replace(
+        "python -m pip install -e examples/my_platform_plugin", f"{OFFLINE} -e {source}"
+    )
+    assert str(source) in script
+    elsewhere = tmp_path / "elsewhere"  # neither the package's folder nor its parent
+    elsewhere.mkdir()
+    path = os.pathsep.join([str(python.parent), os.environ["PATH"]])
+    result = run_script_in_session(
+        script, env={**plugin_free_env(), "PATH": path}, cwd=elsewhere, timeout=600
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert "Success: no issues found in 3 source files" in result.stdout
 
 
 @pytest.fixture(scope="module")
