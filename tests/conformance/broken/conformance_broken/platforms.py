@@ -53,7 +53,7 @@ class MemoryLies(Good):
 class WrongType(Good):
     """Answers a ``bool`` query with an ``int``."""
 
-    def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
+    def is_pin_memory_available(self, device: str | torch.device | int | None = None) -> bool:
         """``0`` is not ``False``."""
         result: Any = 0
         return result  # type: ignore[no-any-return]
