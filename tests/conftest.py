@@ -13,6 +13,7 @@ is hidden from it (:func:`conformance_run`).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from sglang.runtime import discovery
+from sglang.sdk.constants import ENV_CHECK_KV_ACCOUNTING
 from tests.support.dists import Site
 from tests.support.isolation import clean_environment, isolate_sys_path
 
@@ -30,10 +32,13 @@ def conformance_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Swap the installed plugins out of ``sys.path`` before collection."""
+    """Swap the installed plugins out of ``sys.path``; check KV accounting every step."""
     if conformance_run(config):
         return
     isolate_sys_path(clean_environment())
+    # Every scheduler the tests start (and the spawned ones inherit it) proves after
+    # each step that no KV page is lost or counted twice.
+    os.environ[ENV_CHECK_KV_ACCOUNTING] = "1"
     discovery.refresh()
 
 

@@ -4,6 +4,9 @@
 variable and API version from :mod:`sglang.sdk.constants`;
 ``.. sglang-operations:: TABLE`` renders one operation-status table
 (``DEVICE_OPERATIONS``, ``SRT_OPERATIONS`` or ``DIFFUSION_OPERATIONS``);
+``.. sglang-hook-targets::`` lists the documented hook targets with their
+signatures and signature versions (:data:`sglang.sdk.targets.HOOK_TARGETS`);
+``.. sglang-contract-versions::`` lists the versions every contract accepts;
 ``.. sglang-clauses::`` lists the conformance suite's clauses from its registry.
 The docs thus show the values the code uses, not copies of them.
 """
@@ -118,10 +121,52 @@ class OperationsDirective(Directive):
                 op.default,
                 op.area,
                 op.summary,
+                op.serve or "-",
             ]
             for op in table.values()
         ]
-        return [_table(["operation", "status", "default", "area", "meaning"], rows)]
+        headers = ["operation", "status", "default", "area", "meaning", "default serve calls it"]
+        return [_table(headers, rows)]
+
+
+class HookTargetsDirective(Directive):
+    """Render :data:`sglang.sdk.targets.HOOK_TARGETS`: path, signature, version, use."""
+
+    def run(self) -> list[nodes.Node]:
+        """Build the documented hook targets' table."""
+        from sglang.sdk.targets import HOOK_TARGETS
+
+        rows = [
+            [
+                target.path,
+                target.signature,
+                target.runtime,
+                ", ".join(str(v) for v in sorted(target.versions.supported)),
+                target.use,
+            ]
+            for target in HOOK_TARGETS.values()
+        ]
+        return [_table(["target", "signature", "runtime", "api_version", "use"], rows)]
+
+
+class ContractVersionsDirective(Directive):
+    """Render the versions of every kind of contract this release accepts."""
+
+    def run(self) -> list[nodes.Node]:
+        """Build the table of contracts, current versions and accepted versions."""
+        from sglang.sdk.contract import CONTRACT_VERSIONS
+        from sglang.sdk.targets import HOOK_TARGETS
+
+        tables = [*CONTRACT_VERSIONS.values(), *(t.versions for t in HOOK_TARGETS.values())]
+        rows = [
+            [
+                table.contract,
+                str(table.current),
+                ", ".join(str(v) for v in sorted(table.deprecated)) or "-",
+            ]
+            for table in tables
+        ]
+        return [_table(["contract", "current", "deprecated (accepted with a WARNING)"], rows)]
 
 
 def _shared_prefix(a: str, b: str) -> int:
@@ -181,4 +226,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("sglang-constants", ConstantsDirective)
     app.add_directive("sglang-operations", OperationsDirective)
     app.add_directive("sglang-clauses", ClausesDirective)
+    app.add_directive("sglang-hook-targets", HookTargetsDirective)
+    app.add_directive("sglang-contract-versions", ContractVersionsDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -55,6 +55,9 @@ CASES = {
     "wrong return type": Case("wrong_type", frozenset({"DEV-03"})),
     "KV pool loses writes": Case("lossy_kv_pool", frozenset({"SUB-02"})),
     "numerically wrong op": Case("wrong_op", frozenset({"OPS-01"})),
+    "attention blind to shared and cached pages": Case(
+        "prefix_blind_attention", frozenset({"SUB-08"})
+    ),
     "invalid server args": Case("bad_server_args", frozenset({"LIF-01"})),
     "numerically wrong diffusion op": Case(
         "wrong_diffusion_op",

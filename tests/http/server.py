@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import subprocess
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 import httpx
 import psutil  # type: ignore[import-untyped]
 
+from tests.support.dists import suite_env
 from tests.support.isolation import clean_environment
 from tests.support.processes import free_port
 
@@ -31,7 +31,7 @@ class ServerProcess:
     def __init__(self, model: Path, log: Path, args: Sequence[str] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+        env = suite_env()
         env["SGLANG_USE_CPU_ENGINE"] = "1"
         command = [str(clean_environment().python), "-m", "sglang.launch_server"]
         command += ["--model-path", str(model), "--port", str(self.port), *args]

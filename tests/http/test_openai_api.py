@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from openai.types import Completion
+from openai.types import Completion, CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from sglang.srt.hf_tokenizer import HFTokenizer
@@ -68,6 +68,22 @@ def chat(client: openai.OpenAI, messages: list[ChatCompletionMessageParam]) -> C
     )
 
 
+def same_counts(got: CompletionUsage | None, want: CompletionUsage | None) -> bool:
+    """Equal token counts (``cached_tokens`` differs: the second run reads the first's KV)."""
+    assert got is not None
+    assert want is not None
+    keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+    return all(getattr(got, k) == getattr(want, k) for k in keys)
+
+
+def cached(usage: CompletionUsage | None) -> int:
+    """``usage.prompt_tokens_details.cached_tokens``."""
+    assert usage is not None
+    assert usage.prompt_tokens_details is not None
+    assert usage.prompt_tokens_details.cached_tokens is not None
+    return usage.prompt_tokens_details.cached_tokens
+
+
 @pytest.fixture(scope="module")
 def client(server: ServerProcess) -> openai.OpenAI:
     return openai.OpenAI(base_url=f"{server.url}/v1", api_key=API_KEY, max_retries=0)
@@ -115,7 +131,7 @@ def test_streamed_completion_equals_the_plain_one(client: openai.OpenAI) -> None
     assert finishes[-1] == "length"
     assert set(finishes[:-1]) <= {None}
     assert chunks[-1].choices == []
-    assert chunks[-1].usage == plain.usage
+    assert same_counts(chunks[-1].usage, plain.usage)
     assert len({c.id for c in chunks}) == 1
 
 
@@ -156,7 +172,7 @@ def test_streamed_chat_equals_the_plain_one(client: openai.OpenAI) -> None:
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == plain.choices[0].message.content
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
-    assert chunks[-1].usage == plain.usage
+    assert same_counts(chunks[-1].usage, plain.usage)
 
 
 def test_a_stop_string_ends_the_answer_before_it(client: openai.OpenAI) -> None:
@@ -304,3 +320,27 @@ def test_bad_requests_do_not_disturb_others(server: ServerProcess, client: opena
     assert first.status_code == 200
     assert first.json()["choices"][0]["text"] == expected
     assert {r.status_code for r in rest} == {400}
+
+
+def test_usage_reports_the_prompt_tokens_read_from_the_prefix_cache(
+    client: openai.OpenAI, tokenizer: HFTokenizer
+) -> None:
+    prompt = "a shared system prompt " * 8 + "and a question"
+    whole_pages = (len(tokenizer.encode(prompt)) - 1) // 4 * 4  # --page-size 4
+    assert cached(complete(client, prompt).usage) == 0
+    assert cached(complete(client, prompt).usage) == whole_pages
+    assert cached(complete_streamed(client, prompt)[-1].usage) == whole_pages
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": prompt}]
+    first, second = chat(client, messages), chat(client, messages)
+    assert second.usage is not None
+    assert cached(first.usage) < cached(second.usage) == (second.usage.prompt_tokens - 1) // 4 * 4
+    streamed = list(
+        client.chat.completions.create(
+            model=MODEL_NAME,
+            messages=messages,
+            max_tokens=3,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    assert cached(streamed[-1].usage) == cached(second.usage)

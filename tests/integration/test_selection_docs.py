@@ -146,6 +146,7 @@ SCENARIOS: dict[str, Scenario] = {
         [demo(returns="'sglang_demo_platform.diffusion:DemoDiffusionPlatform'")]
     ),
     "wrong-enum": Scenario([demo(enum="CUDA")]),
+    "unsupported-version": Scenario([demo(class_body="    api_version = 2")]),
     "needs-arguments": Scenario(
         [demo(class_body="    def __init__(self, device_id):\n        self.device_id = device_id")]
     ),

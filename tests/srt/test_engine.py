@@ -7,7 +7,6 @@ a failing platform) run in a fresh interpreter.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,13 +14,11 @@ from typing import Any
 import pytest
 import torch
 
-from sglang.runtime.plugins import reset_all_for_tests
-from sglang.runtime.selection import reset_selection
-from sglang.runtime.spec import SRT
 from sglang.sdk.constants import SRT_PLATFORMS_GROUP, SRT_PLUGINS_GROUP
 from sglang.srt.entrypoints.engine import Engine
 from sglang.testing.make_model import make_model
 from tests.srt.reference import hf_greedy
+from tests.srt.scheduler_harness import cpu_platform
 from tests.support.dists import Dist, Site, run_python
 from tests.support.processes import HAS_PROC, wait_gone
 
@@ -54,20 +51,20 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def engine(model: Path) -> Iterator[Engine]:
-    saved = os.environ.get("SGLANG_USE_CPU_ENGINE")
-    os.environ["SGLANG_USE_CPU_ENGINE"] = "1"
-    reset_selection(SRT)
-    reset_all_for_tests()
-    try:
-        with Engine(model_path=str(model), max_total_tokens=1024, page_size=4) as running:
-            yield running
-    finally:
-        reset_all_for_tests()
-        reset_selection(SRT)
-        if saved is None:
-            os.environ.pop("SGLANG_USE_CPU_ENGINE", None)
-        else:
-            os.environ["SGLANG_USE_CPU_ENGINE"] = saved
+    with (
+        cpu_platform(),
+        Engine(model_path=str(model), max_total_tokens=1024, page_size=4) as running,
+    ):
+        yield running
+
+
+def no_request_holds_pages(engine: Engine) -> bool:
+    """Whether every KV page is free or only the prefix cache's (evicted on demand)."""
+    info = engine.get_server_info()
+    free, cached, total = (info[k] for k in ("free_pages", "evictable_pages", "total_pages"))
+    assert isinstance(free, int)
+    assert isinstance(cached, int)
+    return free + cached == total
 
 
 def test_greedy_tokens_and_logprobs_equal_transformers(engine: Engine, model: Path) -> None:
@@ -82,10 +79,13 @@ def test_greedy_tokens_and_logprobs_equal_transformers(engine: Engine, model: Pa
         assert out["output_ids"] == expected_ids
         got = [lp for lp, _, _ in out["meta_info"]["output_token_logprobs"]]
         assert got == pytest.approx(expected_logprobs, abs=LOGPROB_TOLERANCE)
+        # The second run reads the prompt's KV from the prefix cache: same tokens, and
+        # logprobs equal up to float rounding (a shorter prefill sums in another order).
         again = engine.generate(prompt, GREEDY, return_logprob=True)
-        assert (
-            again["meta_info"]["output_token_logprobs"] == out["meta_info"]["output_token_logprobs"]
-        )
+        assert again["output_ids"] == out["output_ids"]
+        assert again["meta_info"]["cached_tokens"] == (len(ids) - 1) // 4 * 4  # whole pages
+        again_lps = [lp for lp, _, _ in again["meta_info"]["output_token_logprobs"]]
+        assert again_lps == pytest.approx(got, abs=1e-5)
         assert [t for _, t, _ in out["meta_info"]["output_token_logprobs"]] == expected_ids
         assert out["meta_info"]["prompt_tokens"] == len(ids)
         assert out["meta_info"]["completion_tokens"] == GREEDY["max_new_tokens"]
@@ -96,7 +96,7 @@ def test_a_batch_of_eight_equals_each_request_alone(engine: Engine) -> None:
     batch = engine.generate(PROMPTS, GREEDY)
     alone = [engine.generate(p, GREEDY) for p in PROMPTS]
     assert [o["output_ids"] for o in batch] == [o["output_ids"] for o in alone]
-    assert engine.get_server_info()["free_pages"] == engine.get_server_info()["total_pages"]
+    assert no_request_holds_pages(engine)
 
 
 def test_token_ids_in_and_streaming_out(engine: Engine) -> None:
@@ -162,7 +162,7 @@ def test_more_requests_than_the_cache_holds_are_queued_not_dropped(model: Path) 
                 alone = engine.generate(prompts[0], params)
                 print("SAME", all(o["output_ids"] == alone["output_ids"] for o in outs))
                 info = engine.get_server_info()
-                print("FREE", info["free_pages"] == info["total_pages"])
+                print("FREE", info["free_pages"] + info["evictable_pages"] == info["total_pages"])
         """,
         env={"SGLANG_USE_CPU_ENGINE": "1"},
     ).check()
@@ -325,8 +325,8 @@ def test_an_abort_ends_the_request_and_frees_its_pages(engine: Engine) -> None:
         "message": "aborted by the client",
     }
     assert len(chunks) < 200
+    assert no_request_holds_pages(engine)
     info = engine.get_server_info()
-    assert info["free_pages"] == info["total_pages"]
     assert info["running"] == info["waiting"] == 0
 
 
@@ -346,3 +346,31 @@ def test_killing_the_parent_leaves_no_scheduler_behind(model: Path) -> None:
     pids = [int(p) for p in result.stdout.split("CHILDREN")[1].split()]
 
     assert wait_gone(pids, timeout=10), f"schedulers {pids} outlived their parent"
+
+
+def test_aborting_a_request_whose_pages_are_shared_leaves_the_others_unchanged(
+    engine: Engine,
+) -> None:
+    system = [(11 * i) % 150 + 3 for i in range(48)]
+    prompts = [[*system, 5 + n] for n in range(3)]
+    params = {"temperature": 0, "max_new_tokens": 30, "ignore_eos": True}
+    engine.flush_cache()
+    alone = [engine.generate(input_ids=p, sampling_params=params)["output_ids"] for p in prompts]
+    engine.generate(input_ids=[*system, 99], sampling_params={"max_new_tokens": 1})
+    streams = [engine.generate(input_ids=p, sampling_params=params, stream=True) for p in prompts]
+    got: list[list[int]] = [[], [], []]
+    for step in range(30):
+        for n, stream in enumerate(streams):
+            if n == 1 and step == 3:
+                victim = next(stream)
+                engine.abort(victim["meta_info"]["id"])
+                got[1] += victim["output_ids"]
+                continue
+            chunk = next(stream, None)
+            if chunk is not None:
+                got[n] += chunk["output_ids"]
+                assert chunk["meta_info"]["cached_tokens"] == 48  # the shared system prompt
+    assert got[0] == alone[0]
+    assert got[2] == alone[2]
+    assert len(got[1]) < 30
+    assert no_request_holds_pages(engine)

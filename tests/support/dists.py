@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sglang.sdk.constants import ENV_CHECK_KV_ACCOUNTING
 from tests.support.isolation import clean_environment
 
 __all__ = ["Dist", "PythonResult", "Site", "run_python"]
@@ -85,6 +86,18 @@ class PythonResult:
         return self
 
 
+def suite_env() -> dict[str, str]:
+    """This environment without its ``SGLANG_*`` variables, but with the KV accounting check.
+
+    Every scheduler the suite starts checks its page accounting after each
+    step (``SGLANG_CHECK_KV_ACCOUNTING``, set by ``tests/conftest.py``).
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    if ENV_CHECK_KV_ACCOUNTING in os.environ:
+        env[ENV_CHECK_KV_ACCOUNTING] = os.environ[ENV_CHECK_KV_ACCOUNTING]
+    return env
+
+
 def run_python(
     code: str,
     *,
@@ -96,10 +109,11 @@ def run_python(
 
     The interpreter is the plugin-free venv's: it sees this environment's
     packages except other distributions with ``sglang.*`` entry points. It
-    inherits this environment minus every ``SGLANG_*`` variable,
-    then gets *env* on top, so a test states exactly the variables it needs.
+    inherits this environment minus every ``SGLANG_*`` variable but the
+    suite-wide ``SGLANG_CHECK_KV_ACCOUNTING`` (:func:`suite_env`), then gets
+    *env* on top, so a test states exactly the variables it needs.
     """
-    child_env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    child_env = suite_env()
     entries = [str(p) for p in path]
     if child_env.get("PYTHONPATH"):
         entries.append(child_env["PYTHONPATH"])

@@ -223,6 +223,7 @@ def test_corpus_shape() -> None:
     [
         "bad_activate_returns_int.py",
         "bad_serve_api_version.py",
+        "bad_contract_versions.py",
         "bad_around_hook_params.py",
         "bad_platform_missing_method.py",
         "bad_before_hook_shape.py",

@@ -34,7 +34,16 @@ MIN_BLOCK = 6
 CORE = "sglang.runtime"
 """The engine's foundation: the modules directly in ``sglang.runtime``."""
 
-SUBPACKAGES = ("selection", "plugins", "hooks", "builtin", "bootstrap", "op_dispatch", "http")
+SUBPACKAGES = (
+    "selection",
+    "plugins",
+    "hooks",
+    "builtin",
+    "bootstrap",
+    "op_dispatch",
+    "http",
+    "checks",
+)
 DOCUMENTED = ("sglang.srt", "sglang.multimodal_gen", "sglang.cli")
 
 MAY_IMPORT: Mapping[str, frozenset[str]] = {
@@ -55,6 +64,17 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     "sglang.runtime.selection": frozenset({"sglang", "sglang.sdk", CORE, "sglang.runtime.builtin"}),
     "sglang.runtime.plugins": frozenset(
         {"sglang", "sglang.sdk", CORE, "sglang.runtime.hooks", "sglang.runtime.selection"}
+    ),
+    # ``sglang plugins check``: judges plugins with the pieces selection and loading use
+    "sglang.runtime.checks": frozenset(
+        {
+            "sglang",
+            "sglang.sdk",
+            CORE,
+            "sglang.runtime.hooks",
+            "sglang.runtime.plugins",
+            "sglang.runtime.selection",
+        }
     ),
     **{
         path: frozenset(

@@ -17,5 +17,6 @@ def test_bench_cli_quick_runs() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    for row in ("python -c pass", "sglang --version", "sglang plugins", "--model-type my_runtime"):
+    rows = ("python -c pass", "sglang --version", "--model-type my_runtime", "plugins check")
+    for row in rows:
         assert row in proc.stdout

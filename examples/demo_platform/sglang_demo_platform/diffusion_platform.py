@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from sglang.multimodal_gen.runtime.platforms import DeviceCapability, Platform, PlatformEnum
 from sglang_demo_platform import memory
@@ -15,6 +15,9 @@ __all__ = ["DemoDiffusionPlatform"]
 
 class DemoDiffusionPlatform(Platform):
     """Diffusion on the demo device (host memory, ``forward_demo()`` custom ops)."""
+
+    api_version: ClassVar[Literal[1]] = 1
+    """The diffusion platform contract version this class implements."""
 
     _enum = PlatformEnum.OOT
     device_name = "demo"

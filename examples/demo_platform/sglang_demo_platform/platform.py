@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from sglang.sdk.capabilities import Capability
 from sglang.srt.platforms.interface import SRTPlatform
@@ -16,6 +16,9 @@ __all__ = ["DemoSRTPlatform"]
 
 class DemoSRTPlatform(SRTPlatform, DemoDeviceMixin):
     """SRT on the demo device."""
+
+    api_version: ClassVar[Literal[1]] = 1
+    """The SRT platform contract version this class implements."""
 
     _capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.MULTI_DEVICE})
     """Ranks share host memory, so several tensor-parallel ranks run on one machine."""

@@ -28,7 +28,7 @@ R = TypeVar("R")
 
 def register() -> None:
     """The ``sglang.srt.plugins`` entry point: an AFTER hook on :data:`TARGET`."""
-    HookRegistry.register(TARGET, count_forward_batch, HookType.AFTER)
+    HookRegistry.register(TARGET, count_forward_batch, HookType.AFTER, api_version=1)
 
 
 def count_forward_batch(result: R, *args: object, **kwargs: object) -> R:

@@ -20,7 +20,7 @@ TARGET = "sglang.srt.managers.scheduler.Scheduler.__init__"
 
 def register() -> None:
     """The entry point that ``load_plugins()`` calls."""
-    HookRegistry.register(TARGET, my_hook, HookType.AROUND)
+    HookRegistry.register(TARGET, my_hook, HookType.AROUND, api_version=1)
 
 
 def my_hook(

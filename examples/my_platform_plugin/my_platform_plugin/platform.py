@@ -7,7 +7,7 @@ page allocator and eager graph runner (a real device returns its own).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from my_platform_plugin.device import MyDeviceMixin
 from sglang.srt.platforms.interface import SRTPlatform
@@ -20,6 +20,9 @@ __all__ = ["MySRTPlatform"]
 
 class MySRTPlatform(SRTPlatform, MyDeviceMixin):
     """SRT on ``my_device``."""
+
+    api_version: ClassVar[Literal[1]] = 1
+    """The SRT platform contract version this class implements."""
 
     def get_default_attention_backend(self) -> str:
         """The reference runtime's native attention over the paged cache."""

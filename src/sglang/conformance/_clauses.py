@@ -163,6 +163,12 @@ CLAUSES: Mapping[str, Clause] = _table(
         SRT_ONLY,
         _GRAPHS,
     ),
+    Clause(
+        "SUB-08",
+        "a prefill that starts after KV pages another sequence wrote, and a decode over "
+        "shared pages, give the logits of computing each sequence alone",
+        SRT_ONLY,
+    ),
     Clause("OPS-01", "rms_norm as dispatched matches forward_native", SRT_ONLY),
     Clause("OPS-02", "silu_and_mul as dispatched matches forward_native", SRT_ONLY),
     Clause("OPS-03", "rotary_embedding as dispatched matches forward_native", SRT_ONLY),
@@ -192,6 +198,12 @@ CLAUSES: Mapping[str, Clause] = _table(
         "E2E-03",
         "a seeded image of the reference diffusion pipeline on the device equals the CPU's",
         ("diffusion",),
+    ),
+    Clause(
+        "E2E-04",
+        "the SRT engine generates the same tokens with its prefix cache and chunked prefill "
+        "as without them, and the second request of a shared prefix reads it from the cache",
+        SRT_ONLY,
     ),
     Clause("SRV-01", "the factory returns a ServeBackend with a supported api_version", ()),
     Clause("SRV-02", "run() with --help exits 0 and starts nothing", ()),

@@ -34,7 +34,7 @@ from sglang.conformance._target import (
 
 __all__ = ["LEVEL_MODULES", "SUITE_VERSION", "Suite", "configure"]
 
-SUITE_VERSION = "1.0"
+SUITE_VERSION = "1.1"
 """The version of the clause set; it changes whenever a clause is added or its rule changes."""
 
 LEVEL_MODULES = (
@@ -42,6 +42,7 @@ LEVEL_MODULES = (
     "test_contract.py",
     "test_device.py",
     "test_subsystems.py",
+    "test_prefix_sharing.py",
     "test_ops.py",
     "test_lifecycle.py",
     "test_end_to_end.py",

@@ -1,67 +1,21 @@
 """The override rule of a type checker, applied at run time, and runtime type conformance.
 
 :func:`override_problems` says how an override's parameters break the
-base's (a parameter dropped or made required, a new required parameter);
+base's (a parameter dropped or made required, a new required parameter;
+it is ``sglang plugins check``'s, from :mod:`sglang.runtime.checks.signatures`);
 :func:`return_problem` compares return annotations where both resolve at
 run time; :func:`conforms` checks a value against a resolved annotation.
 """
 
 from __future__ import annotations
 
-import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
 
+from sglang.runtime.checks.signatures import override_problems
+
 __all__ = ["conforms", "override_problems", "resolved_return", "return_problem"]
-
-_P = inspect.Parameter
-_POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
-
-
-def _parameters(function: Callable[..., object]) -> list[inspect.Parameter]:
-    params = list(inspect.signature(function).parameters.values())
-    return params[1:] if params and params[0].name in ("self", "cls") else params
-
-
-def override_problems(base: Callable[..., object], override: Callable[..., object]) -> list[str]:
-    """What makes *override* (an unbound method) incompatible with *base*'s parameters."""
-    try:
-        theirs, ours = _parameters(base), _parameters(override)
-    except (TypeError, ValueError):
-        return []
-    by_name = {p.name: p for p in ours}
-    takes_args = any(p.kind is _P.VAR_POSITIONAL for p in ours)
-    takes_kwargs = any(p.kind is _P.VAR_KEYWORD for p in ours)
-    positional = [p for p in ours if p.kind in _POSITIONAL]
-    problems: list[str] = []
-    for index, param in enumerate(p for p in theirs if p.kind in (*_POSITIONAL, _P.KEYWORD_ONLY)):
-        mine = by_name.get(param.name)
-        if (
-            param.kind is _P.POSITIONAL_ONLY
-            and mine is None
-            and index < len(positional)
-            and positional[index].name != param.name
-        ):
-            mine = positional[index]  # positional-only: the name is not part of the contract
-        if mine is None:
-            if (param.kind is _P.KEYWORD_ONLY and takes_kwargs) or (
-                param.kind in _POSITIONAL and takes_args and takes_kwargs
-            ):
-                continue
-            problems.append(f"drops parameter {param.name!r}")
-            continue
-        if param.default is not _P.empty and mine.default is _P.empty:
-            problems.append(f"makes parameter {param.name!r} required (the base has a default)")
-        if param.kind is _P.POSITIONAL_OR_KEYWORD and mine.kind is _P.KEYWORD_ONLY:
-            problems.append(f"makes parameter {param.name!r} keyword-only")
-    base_names = {p.name for p in theirs}
-    for mine in ours:
-        if mine.name in base_names or mine.kind in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD):
-            continue
-        if mine.default is _P.empty:
-            problems.append(f"adds required parameter {mine.name!r}")
-    return problems
 
 
 def _namespace() -> dict[str, object]:

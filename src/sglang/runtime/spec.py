@@ -11,10 +11,13 @@ import _thread
 
 from sglang.sdk import constants
 from sglang.sdk._record import Generic, Record, T
+from sglang.sdk.contract import Operation
+from sglang.sdk.device import DEVICE_OPERATIONS
 from sglang.sdk.device import PlatformEnum as SRTPlatformEnum
+from sglang.sdk.diffusion import DIFFUSION_OPERATIONS
 from sglang.sdk.diffusion import Platform as DiffusionPlatformBase
 from sglang.sdk.diffusion import PlatformEnum as DiffusionPlatformEnum
-from sglang.sdk.srt import SRTPlatform
+from sglang.sdk.srt import SRT_OPERATIONS, SRTPlatform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,6 +81,8 @@ class RuntimeSpec(Record):
         identity_attributes: Attributes every platform class must set to a
             non-empty string before it becomes current (diffusion:
             ``device_name`` and ``device_type``).
+        operations: The platform operations of the runtime's contract with
+            their status (SRT: the device operations, then SRT's own).
     """
 
     name: str
@@ -101,6 +106,7 @@ class RuntimeSpec(Record):
     auto_allowlist_env: str | None = None
     reserves_builtin_names: bool = False
     identity_attributes: tuple[str, ...] = ()
+    operations: tuple[Operation, ...] = ()
 
     @property
     def reserved_names(self) -> frozenset[str]:
@@ -149,6 +155,7 @@ SRT = RuntimeSpec(
     cpu_engine_env=constants.ENV_USE_CPU_ENGINE,
     cpu_engine_builtin="cpu",
     auto_allowlist_env=constants.ENV_PLUGINS,
+    operations=(*DEVICE_OPERATIONS.values(), *SRT_OPERATIONS.values()),
 )
 """The SRT (LLM serving) runtime."""
 
@@ -179,6 +186,7 @@ DIFFUSION = RuntimeSpec(
     auto_only_builtins=frozenset({"xpu"}),
     reserves_builtin_names=True,
     identity_attributes=("device_name", "device_type"),
+    operations=tuple(DIFFUSION_OPERATIONS.values()),
 )
 """The diffusion (``sglang.multimodal_gen``) runtime."""
 

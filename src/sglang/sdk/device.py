@@ -318,10 +318,11 @@ class DeviceMixin(PlatformIdentity):
 
 _A, _P = OperationStatus.ACTIVE, OperationStatus.PLANNED
 _RAISE = "raise NotImplementedError"
+_ALWAYS = "always"
 
 DEVICE_OPERATIONS: Mapping[str, Operation] = operation_table(
-    Operation("get_device", _P, _RAISE, "torch.device for a local rank", "device"),
-    Operation("set_device", _P, _RAISE, "set the current device", "device"),
+    Operation("get_device", _P, _RAISE, "torch.device for a local rank", "device", _ALWAYS),
+    Operation("set_device", _P, _RAISE, "set the current device", "device", _ALWAYS),
     Operation("get_device_name", _P, _RAISE, "human-readable device name", "device"),
     Operation("get_device_uuid", _P, _RAISE, "unique device identifier", "device"),
     Operation(
@@ -330,15 +331,32 @@ DEVICE_OPERATIONS: Mapping[str, Operation] = operation_table(
     Operation("empty_cache", _P, "pass", "release cached device memory", "device"),
     Operation("synchronize", _P, "pass", "synchronize device work", "device"),
     Operation("get_device_total_memory", _A, _RAISE, "total device memory in bytes", "device"),
-    Operation("get_available_memory", _P, _RAISE, "(free_bytes, total_bytes)", "device"),
+    Operation(
+        "get_available_memory",
+        _P,
+        _RAISE,
+        "(free_bytes, total_bytes)",
+        "device",
+        "unless --max-total-tokens is given",
+    ),
     Operation("get_current_memory_usage", _A, _RAISE, "current peak usage in bytes", "device"),
     Operation("is_pin_memory_available", _A, "False", "pinned host memory usable", "device"),
     Operation(
-        "get_torch_distributed_backend_str", _P, _RAISE, "distributed backend string", "device"
+        "get_torch_distributed_backend_str",
+        _P,
+        _RAISE,
+        "distributed backend string",
+        "device",
+        _ALWAYS,
     ),
     Operation("get_communicator_class", _P, "None", "platform communicator class", "device"),
     Operation(
-        "inference_mode", _P, "torch.inference_mode(True)", "inference context manager", "device"
+        "inference_mode",
+        _P,
+        "torch.inference_mode(True)",
+        "inference context manager",
+        "device",
+        _ALWAYS,
     ),
     Operation("seed_everything", _P, "seed random/numpy/torch", "seed every RNG", "device"),
     Operation("verify_quantization", _P, "pass", "validate a quantization method", "device"),

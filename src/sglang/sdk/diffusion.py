@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     import torch
 
+    from sglang.sdk.constants import DiffusionPlatformApiVersion
+
 __all__ = ["DIFFUSION_OPERATIONS", "Platform", "PlatformEnum"]
 
 
@@ -74,6 +76,16 @@ class Platform(PlatformIdentity):
 
     _runtime_title = "diffusion"
     _enum: ClassVar[PlatformEnum] = PlatformEnum.UNSPECIFIED
+
+    api_version: ClassVar[DiffusionPlatformApiVersion]
+    """The diffusion platform contract version the class implements, as a literal.
+
+    Declare it in the platform class body, ``api_version: ClassVar[Literal[1]] = 1``
+    (:data:`~sglang.sdk.constants.DiffusionPlatformApiVersion`), as for SRT:
+    this base class does not set it; a class without it is treated as
+    version 1 and reported as undeclared by ``sglang plugins check``.
+    """
+
     device_name: str = "unspecified"
     """Human-readable platform name."""
     device_type: str = "cpu"
@@ -198,35 +210,47 @@ class Platform(PlatformIdentity):
 
 _A, _C = OperationStatus.ACTIVE, OperationStatus.COMPATIBILITY
 _RAISE = "raise NotImplementedError"
+_ALWAYS = "always"
+_DEV, _DIST, _DISP, _EXEC = "device and memory", "distributed", "dispatch and model", "execution"
+_COMPILE = "with --enable-torch-compile"
 
 DIFFUSION_OPERATIONS: Mapping[str, Operation] = operation_table(
-    Operation("init_backend", _A, "pass", "one-time backend init", "initialisation"),
-    Operation("apply_server_args_defaults", _A, "pass", "ServerArgs defaults", "configuration"),
-    Operation("get_device", _A, _RAISE, "torch.device for a rank", "device and memory"),
-    Operation("set_device", _A, _RAISE, "set the current device", "device and memory"),
-    Operation("get_local_torch_device", _A, _RAISE, "bound device", "device and memory"),
-    Operation("get_device_name", _A, _RAISE, "device name", "device and memory"),
-    Operation("get_device_uuid", _A, _RAISE, "device identifier", "device and memory"),
-    Operation("get_device_total_memory", _A, _RAISE, "total bytes", "device and memory"),
-    Operation("get_available_gpu_memory", _A, _RAISE, "free bytes", "device and memory"),
-    Operation("get_device_capability", _A, "None", "compute capability", "device and memory"),
-    Operation("get_torch_distributed_backend_str", _A, '"gloo"', "backend", "distributed"),
-    Operation("supports_distributed_device_id", _A, "False", "device_id", "distributed"),
-    Operation("get_all_to_all_communicator_cls", _A, "compat fallback", "a2a", "distributed"),
-    Operation("get_cpu_architecture", _A, "detect", "host CPU architecture", "distributed"),
-    Operation("dispatch_key", _A, '"CPU"', "torch.library dispatch key", "dispatch and model"),
+    Operation("init_backend", _A, "pass", "one-time backend init", "initialisation", _ALWAYS),
     Operation(
-        "get_torch_library_dispatch_key", _A, "dispatch_key", "reads it", "dispatch and model"
+        "apply_server_args_defaults", _A, "pass", "ServerArgs defaults", "configuration", _ALWAYS
     ),
-    Operation("get_dispatch_key_name", _A, "by identity", "CustomOp key", "dispatch and model"),
-    Operation("get_attn_backend_cls_str", _A, _RAISE, "attention class", "dispatch and model"),
-    Operation("verify_model_arch", _A, "pass", "model support check", "dispatch and model"),
-    Operation("optimize_vae", _A, "identity", "VAE preparation", "dispatch and model"),
-    Operation("get_compile_backend", _A, '"inductor"', "compile backend", "execution"),
-    Operation("get_compile_options", _A, "{}", "compile options", "execution"),
-    Operation("inference_mode", _A, "torch.inference_mode(True)", "context", "execution"),
-    Operation("seed_everything", _A, "seed RNGs", "reproducibility", "execution"),
-    Operation("enable_dit_layerwise_offload_by_default", _A, "False", "DiT offload", "execution"),
-    Operation("get_device_communicator_cls", _C, "None", "legacy communicator", "communicator"),
+    Operation("get_device", _A, _RAISE, "torch.device for a rank", _DEV, _ALWAYS),
+    Operation("set_device", _A, _RAISE, "set the current device", _DEV, _ALWAYS),
+    Operation("get_local_torch_device", _A, _RAISE, "bound device", _DEV, _ALWAYS),
+    Operation("get_device_name", _A, _RAISE, "device name", _DEV, _ALWAYS),
+    Operation("get_device_uuid", _A, _RAISE, "device identifier", _DEV, _ALWAYS),
+    Operation("get_device_total_memory", _A, _RAISE, "total bytes", _DEV, _ALWAYS),
+    Operation("get_available_gpu_memory", _A, _RAISE, "free bytes", _DEV, _ALWAYS),
+    Operation("get_device_capability", _A, "None", "compute capability", _DEV, _ALWAYS),
+    Operation("get_torch_distributed_backend_str", _A, '"gloo"', "backend", _DIST, _ALWAYS),
+    Operation("supports_distributed_device_id", _A, "False", "device_id", _DIST, _ALWAYS),
+    Operation("get_all_to_all_communicator_cls", _A, "compat fallback", "a2a", _DIST, _ALWAYS),
+    Operation("get_cpu_architecture", _A, "detect", "host CPU architecture", _DIST, _ALWAYS),
+    Operation("dispatch_key", _A, '"CPU"', "torch.library dispatch key", _DISP, _ALWAYS),
+    Operation("get_torch_library_dispatch_key", _A, "dispatch_key", "reads it", _DISP, _ALWAYS),
+    Operation("get_dispatch_key_name", _A, "by identity", "CustomOp key", _DISP, _ALWAYS),
+    Operation("get_attn_backend_cls_str", _A, _RAISE, "attention class", _DISP, _ALWAYS),
+    Operation("verify_model_arch", _A, "pass", "model support check", _DISP, _ALWAYS),
+    Operation("optimize_vae", _A, "identity", "VAE preparation", _DISP, _ALWAYS),
+    Operation("get_compile_backend", _A, '"inductor"', "compile backend", _EXEC, _COMPILE),
+    Operation("get_compile_options", _A, "{}", "compile options", _EXEC, _COMPILE),
+    Operation("inference_mode", _A, "torch.inference_mode(True)", "context", _EXEC, _ALWAYS),
+    Operation("seed_everything", _A, "seed RNGs", "reproducibility", _EXEC, _ALWAYS),
+    Operation(
+        "enable_dit_layerwise_offload_by_default", _A, "False", "DiT offload", _EXEC, _ALWAYS
+    ),
+    Operation(
+        "get_device_communicator_cls",
+        _C,
+        "None",
+        "legacy communicator",
+        "communicator",
+        "when get_all_to_all_communicator_cls() returns None",
+    ),
 )
 """Every diffusion :class:`Platform` interface with its Active/Compatibility status."""

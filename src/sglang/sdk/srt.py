@@ -16,6 +16,9 @@ from sglang.sdk.device import DeviceMixin, missing_override
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the protocols import typing: keep it off the selection path
+    from typing import ClassVar
+
+    from sglang.sdk.constants import SRTPlatformApiVersion
     from sglang.sdk.srt_runtime import (
         GraphRunner,
         MHAKVPool,
@@ -34,6 +37,16 @@ class SRTPlatform(DeviceMixin):
     """
 
     _runtime_title = "SRT"
+
+    api_version: ClassVar[SRTPlatformApiVersion]
+    """The SRT platform contract version the class implements, as a literal.
+
+    Declare it in the platform class body, ``api_version: ClassVar[Literal[1]] = 1``
+    (:data:`~sglang.sdk.constants.SRTPlatformApiVersion`): this base class
+    does not set it, so inheriting never claims a version. A class without it
+    is treated as version 1 and reported as undeclared by ``sglang plugins
+    check``; selection refuses a version this release does not support.
+    """
 
     # -- Capability flags ----------------------------------------------------
 
@@ -106,24 +119,58 @@ class SRTPlatform(DeviceMixin):
 
 _A = OperationStatus.ACTIVE
 _RAISE = "raise NotImplementedError"
+_ALWAYS = "always"
 
 SRT_OPERATIONS: Mapping[str, Operation] = operation_table(
-    Operation("support_cuda_graph", _A, "False", "device graph capture", "capability"),
+    Operation("support_cuda_graph", _A, "False", "device graph capture", "capability", _ALWAYS),
     Operation("support_piecewise_cuda_graph", _A, "False", "piecewise graphs", "capability"),
     Operation("supports_fp8", _A, "False", "FP8 quantization", "capability"),
-    Operation("get_default_attention_backend", _A, _RAISE, "attention backend", "factory"),
-    Operation("get_graph_runner_cls", _A, _RAISE, "graph runner class", "factory"),
-    Operation("get_mha_kv_pool_cls", _A, _RAISE, "MHA KV pool class", "factory"),
+    Operation(
+        "get_default_attention_backend",
+        _A,
+        _RAISE,
+        "attention backend",
+        "factory",
+        "unless --attention-backend is given",
+    ),
+    Operation(
+        "get_graph_runner_cls",
+        _A,
+        _RAISE,
+        "graph runner class",
+        "factory",
+        "when support_cuda_graph() is true, unless --disable-cuda-graph is given",
+    ),
+    Operation("get_mha_kv_pool_cls", _A, _RAISE, "MHA KV pool class", "factory", _ALWAYS),
     Operation("get_mla_kv_pool_cls", _A, _RAISE, "MLA KV pool class", "factory"),
     Operation("get_dsa_kv_pool_cls", _A, _RAISE, "DSA KV pool class", "factory"),
-    Operation("get_paged_allocator_cls", _A, _RAISE, "paged allocator class", "factory"),
-    Operation("get_quantization_config", _A, _RAISE, "quantization config", "factory"),
-    Operation("get_piecewise_backend_cls", _A, _RAISE, "piecewise backend class", "factory"),
-    Operation("get_compile_backend", _A, '"inductor"', "compile backend", "factory"),
-    Operation("get_dispatch_key_name", _A, '"native"', "fused-op dispatch key", "factory"),
+    Operation("get_paged_allocator_cls", _A, _RAISE, "paged allocator class", "factory", _ALWAYS),
     Operation(
-        "apply_server_args_defaults", _A, "pass", "platform ServerArgs defaults", "lifecycle"
+        "get_quantization_config",
+        _A,
+        _RAISE,
+        "quantization config",
+        "factory",
+        "with --quantization",
     ),
-    Operation("init_backend", _A, "pass", "one-time backend init per worker", "lifecycle"),
+    Operation("get_piecewise_backend_cls", _A, _RAISE, "piecewise backend class", "factory"),
+    Operation(
+        "get_compile_backend",
+        _A,
+        '"inductor"',
+        "compile backend",
+        "factory",
+        "with --enable-torch-compile",
+    ),
+    Operation("get_dispatch_key_name", _A, '"native"', "fused-op dispatch key", "factory", _ALWAYS),
+    Operation(
+        "apply_server_args_defaults",
+        _A,
+        "pass",
+        "platform ServerArgs defaults",
+        "lifecycle",
+        _ALWAYS,
+    ),
+    Operation("init_backend", _A, "pass", "one-time backend init per worker", "lifecycle", _ALWAYS),
 )
 """Every :class:`SRTPlatform` capability flag, factory and lifecycle hook."""

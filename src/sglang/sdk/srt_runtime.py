@@ -77,7 +77,14 @@ class MHAKVPool(Protocol):
 
 
 class PagedAllocator(Protocol):
-    """Hands out and takes back KV-cache pages by index."""
+    """Hands out and takes back KV-cache pages by index.
+
+    It must be deterministic: the same sequence of ``alloc`` and ``free``
+    calls hands out the same pages, since every tensor-parallel rank runs
+    the same scheduler (and the same prefix tree) and expects the same page
+    tables. Pages come back in any order (the prefix cache frees them as it
+    evicts), never twice.
+    """
 
     def __init__(self, *, num_pages: int, page_size: int) -> None: ...
 
@@ -136,10 +143,17 @@ class AttentionLayerLike(Protocol):
 class ForwardBatchLike(Protocol):
     """What an attention backend reads from a batch.
 
-    Sequence *i* already has ``seq_lens[i] - extend_lens[i]`` tokens in the
-    cache and adds ``extend_lens[i]`` (one when decoding); its tokens live in
-    the pages ``page_tables[i]``, and the new tokens' slots are
-    ``out_cache_loc`` (all sequences, in order).
+    Sequence *i* already has ``extend_prefix_lens[i] == seq_lens[i] -
+    extend_lens[i]`` tokens in the cache and adds ``extend_lens[i]`` (one
+    when decoding); its tokens live in the pages ``page_tables[i]``, and the
+    new tokens' slots are ``out_cache_loc`` (all sequences, in order).
+
+    With the prefix cache, the cached part is often computed by another
+    request: the leading pages of several sequences' page tables are then
+    the same pages (read by all, written by none), and a prefill starts at
+    the first uncached position (``extend_prefix_lens[i] > 0``), a chunked
+    prefill at the end of the previous chunk. New tokens are always written
+    to pages of their own sequence.
     """
 
     @property
@@ -155,6 +169,11 @@ class ForwardBatchLike(Protocol):
     @property
     def extend_lens(self) -> Sequence[int]:
         """The number of new tokens per sequence."""
+        ...
+
+    @property
+    def extend_prefix_lens(self) -> Sequence[int]:
+        """The tokens of each sequence already in the cache (``seq_lens - extend_lens``)."""
         ...
 
     @property

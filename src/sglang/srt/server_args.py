@@ -22,12 +22,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DTYPES", "ServerArgs", "prepare_server_args"]
+__all__ = [
+    "DEFAULT_CHUNKED_PREFILL_SIZE",
+    "DTYPES",
+    "SCHEDULE_POLICIES",
+    "ServerArgs",
+    "prepare_server_args",
+]
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 """Accepted ``--dtype`` values; ``auto`` takes the checkpoint's ``torch_dtype``."""
 
-_RUNTIME_DEFAULTS: dict[str, object] = {"mem_fraction_static": 0.88}
+SCHEDULE_POLICIES = ("lpm", "fcfs")
+"""Accepted ``--schedule-policy`` values: longest prefix match first, or arrival order."""
+
+DEFAULT_CHUNKED_PREFILL_SIZE = 128
+"""The runtime's ``--chunked-prefill-size`` when neither the user nor the platform sets one.
+
+Upstream picks 2048 to 8192 tokens from the GPU's memory; on a CPU a
+prefill step costs about its token count in compute, so chunks this size
+keep a running stream's inter-token latency within a few decode steps
+while a long prompt is prefilled (see the serving benchmark).
+"""
+
+_RUNTIME_DEFAULTS: dict[str, object] = {
+    "mem_fraction_static": 0.88,
+    "chunked_prefill_size": DEFAULT_CHUNKED_PREFILL_SIZE,
+}
 """Defaults for fields that neither the user nor the platform set."""
 
 
@@ -58,6 +79,26 @@ class ServerArgs:
     context_length: int | None = _opt(None, "Longest prompt plus output, in tokens.")
     page_size: int = _opt(1, "Tokens per KV-cache page.")
     attention_backend: str | None = _opt(None, "Attention backend name.")
+    disable_radix_cache: bool = _opt(
+        False, "Disable RadixAttention's prefix cache: every request computes its whole prompt."
+    )
+    chunked_prefill_size: int | None = _opt(
+        None,
+        "Most prompt tokens one prefill step computes; longer prompts are prefilled in "
+        f"chunks (-1 disables chunking; default {DEFAULT_CHUNKED_PREFILL_SIZE}).",
+    )
+    max_prefill_tokens: int = _opt(16384, "Most prompt tokens one prefill batch computes.")
+    schedule_policy: str | None = _opt(
+        None,
+        "Order of waiting requests: lpm (longest cached prefix first; the default with the "
+        "cache) or fcfs (arrival order; the default without it).",
+        choices=SCHEDULE_POLICIES,
+    )
+    schedule_conservativeness: float = _opt(
+        1.0,
+        "How much KV room to keep for running requests' future tokens (higher: fewer "
+        "retractions, smaller batches).",
+    )
     disable_cuda_graph: bool = _opt(False, "Run eagerly; never capture device graphs.")
     quantization: str | None = _opt(
         None, "Quantization method of the linear layers (the platform's config for it)."
@@ -75,6 +116,7 @@ class ServerArgs:
     port: int = _opt(30000, "Port the HTTP server listens on.")
     api_key: str | None = _opt(None, "Require 'Authorization: Bearer KEY' on every endpoint.")
     log_level: str = _opt("info", "Logging level.", choices=("debug", "info", "warning", "error"))
+    decode_log_interval: int = _opt(40, "Log a 'Decode batch' line every this many decode steps.")
 
     def __post_init__(self) -> None:
         from sglang.srt.platforms import current_platform
@@ -83,6 +125,8 @@ class ServerArgs:
         for name, value in _RUNTIME_DEFAULTS.items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
+        if self.schedule_policy is None:
+            self.schedule_policy = "fcfs" if self.disable_radix_cache else "lpm"
 
     @staticmethod
     def add_cli_args(parser: argparse.ArgumentParser) -> None:
@@ -143,6 +187,31 @@ class ServerArgs:
                 "--context-length",
                 self.context_length is not None and self.context_length < 1,
                 "must be at least 1",
+            ),
+            (
+                "--chunked-prefill-size",
+                self.chunked_prefill_size is not None
+                and self.chunked_prefill_size != -1
+                and self.chunked_prefill_size < 1,
+                "must be -1 (no chunking) or at least 1",
+            ),
+            ("--max-prefill-tokens", self.max_prefill_tokens < 1, "must be at least 1"),
+            ("--decode-log-interval", self.decode_log_interval < 1, "must be at least 1"),
+            (
+                "--schedule-policy",
+                self.schedule_policy is not None and self.schedule_policy not in SCHEDULE_POLICIES,
+                f"must be one of {', '.join(SCHEDULE_POLICIES)}",
+            ),
+            (
+                "--schedule-policy",
+                self.schedule_policy == "lpm" and self.disable_radix_cache,
+                "lpm orders requests by their cached prefix, and --disable-radix-cache turns the "
+                "cache off: use --schedule-policy fcfs",
+            ),
+            (
+                "--schedule-conservativeness",
+                not self.schedule_conservativeness > 0,
+                "must be above 0",
             ),
             ("--port", not 0 < self.port < 65536, "must be a TCP port (1-65535)"),
             ("--dtype", self.dtype not in DTYPES, f"must be one of {', '.join(DTYPES)}"),

@@ -3,18 +3,20 @@
 The :class:`~sglang.sdk.serve.ServeBackend` constructor validates its
 fields, but a factory can return anything (another type, an object whose
 fields were changed after construction), so the registry checks the
-returned object itself: its type, a supported ``api_version`` literal, a
-callable ``run``, a callable or absent ``detect`` and a ``bool``
-``requires_model_path``.
+returned object itself: its type, a supported ``api_version`` literal (the
+version rule of :mod:`sglang.runtime.versions`: a deprecated one is
+accepted with one WARNING), a callable ``run``, a callable or absent
+``detect`` and a ``bool`` ``requires_model_path``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from sglang.cli.serve._errors import ServeError
+from sglang.cli.serve._errors import LOGGER, ServeError
+from sglang.runtime import versions
 from sglang.runtime.discovery import EntryPointRecord
-from sglang.sdk.constants import SUPPORTED_SERVE_BACKEND_API_VERSIONS
+from sglang.sdk.contract import VersionStatus
 from sglang.sdk.serve import ServeBackend
 
 __all__ = ["RejectFn", "check_backend"]
@@ -23,7 +25,7 @@ RejectFn = Callable[[EntryPointRecord, str, str], ServeError]
 """Builds the error for *record* from a reason and a fix."""
 
 _CONTRACT = "an argument-less factory returning sglang.cli.serve_backends.ServeBackend"
-_SUPPORTED = ", ".join(str(v) for v in sorted(SUPPORTED_SERVE_BACKEND_API_VERSIONS))
+_KEY = "serve-backend"
 
 
 def _reinstall(record: EntryPointRecord) -> str:
@@ -89,14 +91,7 @@ def check_backend(record: EntryPointRecord, reject: RejectFn) -> ServeBackend:
             f"not a ServeBackend",
             f"return ServeBackend(api_version=1, run=...) from {record.value}",
         )
-    version: object = backend.api_version
-    if type(version) is not int or version not in SUPPORTED_SERVE_BACKEND_API_VERSIONS:
-        raise reject(
-            record,
-            f"api_version={version!r} is not supported by sglang (supported: {_SUPPORTED})",
-            f"install a release of {record.dist_name} built for this sglang's serve-backend "
-            f"API, or an sglang that supports api_version={version!r}",
-        )
+    _check_version(record, backend, reject)
     detect: object = backend.detect
     flag: object = backend.requires_model_path
     problems = [
@@ -112,3 +107,26 @@ def check_backend(record: EntryPointRecord, reject: RejectFn) -> ServeBackend:
             record, f"the returned ServeBackend is malformed: {bad}", f"fix {record.value}"
         )
     return backend
+
+
+def _check_version(record: EntryPointRecord, backend: ServeBackend, reject: RejectFn) -> None:
+    version: object = backend.api_version
+    status, table = versions.judge(_KEY, version)
+    if status is VersionStatus.UNSUPPORTED:
+        raise reject(
+            record,
+            f"api_version={version!r} is not supported by sglang "
+            f"(supported: {table.supported_text()})",
+            f"install a release of {record.dist_name} built for this sglang's serve-backend "
+            f"API, or an sglang that supports api_version={version!r}",
+        )
+    if status is VersionStatus.DEPRECATED:
+        assert isinstance(version, int)
+        who = f"serve backend {record.name!r} of {record.dist} ({record.value})"
+        fix = (
+            f"update the backend to version {table.current} and return "
+            f"ServeBackend(api_version={table.current}, ...), or install a release of "
+            f"{record.dist_name} that does"
+        )
+        message = versions.deprecation_message(who, version, table, fix)
+        versions.warn_deprecated(_KEY, f"{record.dist_name}:{record.name}", message, logger=LOGGER)

@@ -15,8 +15,13 @@ _IDENTITY = ("cuda", "rocm", "npu", "cpu", "xpu", "musa", "mps")
 
 
 def contract_names(base: type) -> list[str]:
-    """The public names of the runtime's base class: the contract."""
-    return sorted(name for name in dir(base) if not name.startswith("_"))
+    """The public names of the runtime's base class: the contract.
+
+    Names the base only annotates count too: ``api_version``, which each
+    platform class declares itself.
+    """
+    annotated = {name for klass in base.__mro__ for name in vars(klass).get("__annotations__", {})}
+    return sorted(name for name in set(dir(base)) | annotated if not name.startswith("_"))
 
 
 def _unwrap(member: object) -> object:
@@ -28,9 +33,9 @@ def overrides(
 ) -> Iterator[tuple[str, Callable[..., object], Callable[..., object]]]:
     """``(name, base method, override)`` for every contract method *cls* redefines."""
     for name in contract_names(base):
-        theirs = inspect.getattr_static(base, name)
-        mine = inspect.getattr_static(cls, name)
-        if mine is theirs:
+        theirs = inspect.getattr_static(base, name, None)
+        mine = inspect.getattr_static(cls, name, None)
+        if mine is theirs:  # an annotated-only name (api_version) is no method either
             continue
         theirs, mine = _unwrap(theirs), _unwrap(mine)
         if inspect.isfunction(theirs) and callable(mine):

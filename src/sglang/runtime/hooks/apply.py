@@ -7,35 +7,37 @@ The algorithm, for the target paths that changed since the last apply
    (``pkg.mod.Cls``) happens before its attributes (``pkg.mod.Cls.meth``)
    are looked up, and those attributes are then patched on the class that
    is installed by then.
-2. Locate each path (importing its module), group the paths by the
-   attribute they name, and rebuild that attribute's chain *from the
-   original* with every active hook of every path naming it. Hooks that do
-   not fit the target (an AROUND hook on a class, an unresolvable path) are
-   marked failed.
+2. Fail the hooks that state a signature version their documented target
+   no longer has (:mod:`~sglang.runtime.hooks.contract`). Locate each path
+   (importing its module), group the paths by the attribute they name, and
+   rebuild that attribute's chain *from the original* with every active
+   hook of every path naming it. Hooks that do not fit the target (an
+   AROUND hook on a class, an unresolvable path) are marked failed.
 3. Rebind module-level aliases of every rebuilt function and class in one
    pass over ``sys.modules``.
 4. If a *required* hook failed, undo everything this apply did (patches,
    aliases, bookkeeping) and raise :class:`HookApplyError`; best-effort
    failures are logged once each.
 
-Before step 1, the hooks that failed because their target did not exist
-(:class:`~sglang.runtime.hooks.targets.HookTargetMissing`: module not
-found, attribute missing) become pending again, so each apply retries them
-and applies them once the target appears. A required one still missing
-fails that apply again; a best-effort one is logged again only when its
-failure changes, and once more (INFO) when it finally applies.
+Before step 1, the hooks whose target did not exist
+(:class:`~sglang.runtime.hooks.targets.HookTargetMissing`) become pending
+again, so each apply retries them until the target appears. A required one
+still missing fails that apply again; a best-effort one is logged again only
+when its failure changes, and once more (INFO) when it finally applies.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sglang.runtime.discovery import normalize_dist_name
 from sglang.runtime.hooks.aliases import AliasBinding, Rebind, rebind_aliases, undo_aliases
 from sglang.runtime.hooks.chain import ChainSpec
 from sglang.runtime.hooks.compose import chain_spec, installed_object, unfit_reason
+from sglang.runtime.hooks.contract import version_problem
 from sglang.runtime.hooks.messages import (
     best_effort_warning,
     replace_conflict_warning,
@@ -162,7 +164,8 @@ class Transaction:
 
     def _process_path(self, path: str) -> None:
         state = self.state
-        entries = state.active_entries(path)
+        logger = self.logger.name
+        entries = self._keep(state.active_entries(path), lambda e: version_problem(e, logger))
         old_key = state.path_loc.get(path)
         if not entries:
             if old_key is not None:
@@ -228,7 +231,7 @@ class Transaction:
                 self._set(location, None, patch.target)
                 del state.patches[key]
             return
-        valid = self._validate(entries, target)
+        valid = self._keep(entries, lambda entry: unfit_reason(entry, target))
         spec, winner = self._chain_spec(valid, target, location)
         previous = patch.installed if patch is not None else None
         alias_state = self._alias_state(key, location, target)
@@ -263,15 +266,16 @@ class Transaction:
             self._cascade(paths)
         self._refresh_inheritors(location)
 
-    def _validate(self, entries: list[Entry], target: ResolvedTarget) -> list[Entry]:
-        valid: list[Entry] = []
+    def _keep(self, entries: list[Entry], problem: Callable[[Entry], str | None]) -> list[Entry]:
+        """The entries *problem* finds nothing against; each other one fails with its reason."""
+        kept: list[Entry] = []
         for entry in entries:
-            reason = unfit_reason(entry, target)
+            reason = problem(entry)
             if reason is None:
-                valid.append(entry)
+                kept.append(entry)
             else:
                 self._fail(entry, reason)
-        return valid
+        return kept
 
     def _chain_spec(
         self, valid: list[Entry], target: ResolvedTarget, location: Location

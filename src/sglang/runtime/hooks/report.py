@@ -59,6 +59,8 @@ class HookInfo:
         retried: Failed because the target did not exist (its module not
             found, or an attribute missing): the next ``apply_hooks()``
             tries it again.
+        api_version: The target signature version the registration stated
+            (``api_version=``), or ``None``.
     """
 
     target: str
@@ -70,6 +72,7 @@ class HookInfo:
     location: str | None
     hook_module: str
     retried: bool = False
+    api_version: int | None = None
 
     @property
     def origin(self) -> str:

@@ -39,6 +39,8 @@ class Entry:
     hook: Callable[..., Any]
     hook_type: HookType
     source: PluginSource | None
+    api_version: int | None = None
+    """The target signature version the registration states, if any."""
     status: HookStatus = HookStatus.PENDING
     reason: str | None = None
     location: str | None = None
@@ -89,6 +91,7 @@ class Entry:
             location=self.location,
             hook_module=self.hook_module,
             retried=self.retried,
+            api_version=self.api_version,
         )
 
     @property
@@ -126,3 +129,17 @@ class RegistryState:
     def active_entries(self, path: str) -> list[Entry]:
         """The active entries registered on *path* (dotted form), in order."""
         return [entry for entry in self.by_path.get(path, ()) if entry.active]
+
+    def disable(self, matches: Callable[[Entry], bool], reason: str) -> int:
+        """Disable every active or retried entry *matches* accepts; return how many.
+
+        Applied ones are taken out by the next apply (their paths become
+        dirty); failed ones waiting for their target are no longer retried.
+        """
+        count = 0
+        for entry in self.entries:
+            if (entry.active or entry.retried) and matches(entry):
+                entry.status, entry.reason = HookStatus.DISABLED, reason
+                self.dirty.add(entry.path.dotted)
+                count += 1
+        return count

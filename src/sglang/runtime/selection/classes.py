@@ -3,8 +3,9 @@
 Activation callbacks return a qualname in either spelling,
 ``"pkg.mod:Class"`` or ``"pkg.mod.Class"`` (nested classes work in both).
 The class must subclass the runtime's base class, declare the runtime's
-``PlatformEnum.OOT`` when a plugin provides it, and be constructible
-without arguments.
+``PlatformEnum.OOT`` when a plugin provides it, declare (or default to) a
+platform contract version this release supports (``api_version``, see
+:mod:`sglang.runtime.versions`), and be constructible without arguments.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from sglang.runtime.resolver import resolve
 from sglang.runtime.selection import errors
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.spec import RuntimeSpec
+from sglang.sdk.contract import VersionStatus
 
-__all__ = ["build_platform", "import_qualname"]
+__all__ = ["LOGGER_NAME", "build_platform", "check_platform_version", "import_qualname"]
+
+LOGGER_NAME = "sglang.runtime.selection"
+"""The logger selection reports to (INFO: the choice; WARNING: a failed probe, an old version)."""
 
 
 def import_qualname(qualname: str) -> object:
@@ -49,8 +54,53 @@ def _required_parameters(cls: type) -> list[str]:
     ]
 
 
+def check_platform_version(spec: RuntimeSpec, cls: type, *, source: str, dist: str) -> None:
+    """Apply the version rule to *cls*'s declared ``api_version`` (undeclared: version 1).
+
+    Args:
+        spec: The runtime.
+        cls: The platform class.
+        source: Who provided it, for messages.
+        dist: Its distribution (``"name version"``), or a description of a built-in.
+
+    Raises:
+        PlatformContractError: The version is not one this release supports.
+    """
+    from sglang.runtime import versions
+
+    declared: object = getattr(cls, "api_version", None)
+    value = 1 if declared is None else declared
+    key = versions.platform_key(spec.name)
+    status, table = versions.judge(key, value)
+    if status is VersionStatus.CURRENT:
+        return
+    shown = f"{cls.__module__}.{cls.__qualname__}"
+    undeclared = " (no api_version in its body, so version 1)" if declared is None else ""
+    who = f"{source}: platform class {shown}{undeclared}"
+    literal = f"api_version: ClassVar[Literal[{table.current}]] = {table.current}"
+    if status is VersionStatus.UNSUPPORTED:
+        fix = (
+            f"install a release of {dist} built for this sglang, or an sglang that supports "
+            f"api_version={value!r} (a platform class declares the version it implements in "
+            f"its body: {literal})"
+        )
+        reason = versions.unsupported_reason(who, value, table)
+        raise PlatformContractError(f"{reason}.\nFix: {fix}.")
+    assert isinstance(value, int)  # a deprecated version is a supported int
+    fix = f"update the class to version {table.current} and declare {literal}"
+    message = versions.deprecation_message(who, value, table, fix)
+    versions.warn_deprecated(key, shown, message, logger=LOGGER_NAME)
+
+
 def build_platform(
-    spec: RuntimeSpec, qualname: str, *, source: str, dist_name: str | None, plugin: bool
+    spec: RuntimeSpec,
+    qualname: str,
+    *,
+    source: str,
+    dist_name: str | None,
+    plugin: bool,
+    dist: str | None = None,
+    check_version: bool = True,
 ) -> tuple[type, object]:
     """Import, check and instantiate the platform class *qualname*.
 
@@ -60,6 +110,10 @@ def build_platform(
         source: Who provided it, for messages (``"SRT platform plugin 'x' (...)"``).
         dist_name: The providing distribution, or ``None`` for a built-in.
         plugin: Whether a plugin provides the class (then ``_enum`` must be OOT).
+        dist: The providing distribution with its version, for the version
+            messages (default: *dist_name*).
+        check_version: Apply :func:`check_platform_version` to a plugin's class
+            (``sglang plugins check`` judges the version itself, as a finding).
 
     Returns:
         The class and its instance.
@@ -67,7 +121,8 @@ def build_platform(
     Raises:
         PlatformSelectionError: The class cannot be imported or its constructor raised.
         PlatformContractError: It is not a class, not a subclass of the runtime's
-            base, not ``PlatformEnum.OOT`` (plugins), needs arguments, or leaves
+            base, not ``PlatformEnum.OOT`` (plugins), declares an unsupported
+            ``api_version``, needs arguments, or leaves
             one of the runtime's identity attributes (diffusion: ``device_name``,
             ``device_type``) empty.
     """
@@ -87,6 +142,8 @@ def build_platform(
         found = getattr(cls, "_enum", None)
         if found is not spec.oot_enum:
             raise PlatformContractError(errors.wrong_enum(spec, source, shown, found, dist_name))
+        if check_version:  # built-ins implement the current contract by definition
+            check_platform_version(spec, cls, source=source, dist=dist or dist_name or "?")
     try:
         instance = cls()
     except TypeError as exc:

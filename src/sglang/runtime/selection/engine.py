@@ -28,7 +28,7 @@ from sglang.runtime.discovery import duplicate_names
 from sglang.runtime.environment import EnvironmentValueError, read_flag
 from sglang.runtime.plugin_source import PluginSource, plugin_source
 from sglang.runtime.selection import errors
-from sglang.runtime.selection.classes import build_platform
+from sglang.runtime.selection.classes import LOGGER_NAME, build_platform
 from sglang.runtime.selection.errors import PlatformContractError, PlatformSelectionError
 from sglang.runtime.selection.outcome import CallbackStatus, Selected, SelectionMode
 
@@ -40,9 +40,6 @@ if TYPE_CHECKING:
     from sglang.runtime.spec import RuntimeSpec
 
 __all__ = ["LOGGER_NAME", "Progress", "Selected", "select"]
-
-LOGGER_NAME = "sglang.runtime.selection"
-"""The logger selection reports to (INFO: the choice; WARNING: a failed probe)."""
 
 _INFO, _WARNING = 20, 30  # logging.INFO, logging.WARNING
 
@@ -324,7 +321,12 @@ def _plugin(
     progress.activity = f"constructing platform class {qualname}"
     with plugin_source(_source(record)):  # hooks its class module registers are the plugin's
         cls, platform = build_platform(
-            spec, qualname, source=errors.who(spec, record), dist_name=record.dist_name, plugin=True
+            spec,
+            qualname,
+            source=errors.who(spec, record),
+            dist_name=record.dist_name,
+            plugin=True,
+            dist=record.dist,
         )
     report.platform_class = f"{cls.__module__}.{cls.__qualname__}"
     report.platform_dist = record.dist_name

@@ -4,6 +4,8 @@
 weights. With ``size == 1`` the collectives are identities; with more ranks
 they are ``torch.distributed`` collectives over the default process group
 (initialised with ``current_platform.get_torch_distributed_backend_str()``).
+Each scheduler rank joins it with :func:`init_distributed` and leaves it
+with :func:`leave_distributed`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["TensorParallel", "divide"]
+    from sglang.srt.server_args import ServerArgs
+
+__all__ = ["TensorParallel", "divide", "init_distributed", "leave_distributed"]
 
 
 def divide(numerator: int, denominator: int) -> int:
@@ -76,3 +80,36 @@ class TensorParallel:
         parts = [torch.empty_like(tensor) for _ in range(self.size)]
         dist.all_gather(parts, tensor.contiguous())
         return torch.cat(parts, dim=dim)
+
+
+def init_distributed(server_args: ServerArgs, rank: int) -> None:
+    """Join the tensor-parallel process group at ``--dist-init-addr`` (nothing for one rank)."""
+    if server_args.tp_size == 1:
+        return
+    import datetime
+
+    import torch.distributed as dist
+
+    from sglang.srt.platforms import current_platform
+
+    dist.init_process_group(
+        backend=current_platform.get_torch_distributed_backend_str(),
+        init_method=f"tcp://{server_args.dist_init_addr}",
+        world_size=server_args.tp_size,
+        rank=rank,
+        timeout=datetime.timedelta(days=365),  # an idle server is not a failure
+    )
+
+
+def leave_distributed(server_args: ServerArgs) -> None:
+    """Leave the process group together, after a barrier.
+
+    Rank 0 hosts the rendezvous store: no rank may still need it when rank 0
+    exits (one that did would abort).
+    """
+    if server_args.tp_size == 1:
+        return
+    import torch.distributed as dist
+
+    dist.barrier()
+    dist.destroy_process_group()

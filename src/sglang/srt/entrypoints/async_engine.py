@@ -31,6 +31,8 @@ class RequestStream:
         rid: The request id.
         started: ``time.perf_counter()`` when it was sent.
         first_output_at: When the first output arrived (``None`` before).
+        token_gaps: Seconds between consecutive outputs, per token they carried
+            (the inter-token latencies).
         last: The latest output (``None`` before the first).
     """
 
@@ -41,6 +43,8 @@ class RequestStream:
         self.rid = ""
         self.started = time.perf_counter()
         self.first_output_at: float | None = None
+        self._last_output_at = 0.0
+        self.token_gaps: list[float] = []
         self.last: RequestOutput | None = None
         self._closed = False
 
@@ -63,8 +67,13 @@ class RequestStream:
         item = await self._queue.get()
         if isinstance(item, BaseException):
             raise RuntimeError(f"the engine's scheduler failed: {item}") from item
+        now = time.perf_counter()
         if self.first_output_at is None:
-            self.first_output_at = time.perf_counter()
+            self.first_output_at = now
+        elif item.output_ids:
+            gap = (now - self._last_output_at) / len(item.output_ids)
+            self.token_gaps.extend([gap] * len(item.output_ids))
+        self._last_output_at = now
         self.last = item
         return item
 
@@ -117,3 +126,7 @@ class AsyncEngine:
     async def get_server_info(self) -> dict[str, object]:
         """The scheduler's state (free KV pages, queue lengths), without blocking the loop."""
         return await asyncio.to_thread(self.engine.get_server_info)
+
+    async def flush_cache(self) -> None:
+        """:meth:`Engine.flush_cache` without blocking the loop."""
+        await asyncio.to_thread(self.engine.flush_cache)

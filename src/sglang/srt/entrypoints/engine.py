@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
 from sglang.srt.managers.io_struct import (
     AbortRequest,
+    ControlReply,
+    FlushCacheRequest,
     RequestOutput,
     ShutdownRequest,
     StatsRequest,
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     from sglang.runtime.bootstrap import WorkerGroup
     from sglang.srt.hf_tokenizer import HFTokenizer
 
-__all__ = ["Engine", "OutputSink"]
+__all__ = ["Engine", "FlushCacheError", "OutputSink"]
 
 OutputSink = Callable[["RequestOutput | BaseException"], object]
 """Receives a request's outputs on the engine's receiver thread (see :meth:`Engine.submit`)."""
@@ -60,6 +62,10 @@ _WATCHED = (  # modules whose classes hooks must reach (io_struct and the like a
 _FACTORIES = ("get_mha_kv_pool_cls", "get_paged_allocator_cls", "get_graph_runner_cls")
 _START_TIMEOUT = 600.0
 _EXIT_GRACE = 5.0
+
+
+class FlushCacheError(RuntimeError):
+    """The prefix cache was not flushed: requests are running or waiting."""
 
 
 def _check_platform() -> None:
@@ -162,7 +168,8 @@ class Engine:
         self._ids = itertools.count()
         self._sinks: dict[str, OutputSink] = {}
         self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
-        self._stats: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
+        self._tokens = itertools.count(1)
+        self._replies: dict[int, queue.Queue[dict[str, object] | BaseException]] = {}
         self._failure: BaseException | None = None
         self._receiver = threading.Thread(
             target=self._receive, name="sglang-engine-receiver", daemon=True
@@ -180,12 +187,17 @@ class Engine:
                     if not self._closed:
                         self._failure = exc
                     waiting = list(self._sinks.values())
+                    replies = list(self._replies.values())
                 for sink in waiting:
                     sink(exc)
-                self._stats.put(exc)
+                for reply in replies:
+                    reply.put(exc)
                 return
-            if isinstance(message, dict):
-                self._stats.put(message)
+            if isinstance(message, ControlReply):
+                with self._lock:
+                    box = self._replies.pop(message.token, None)
+                if box is not None:
+                    box.put(message.body)
                 continue
             assert isinstance(message, list)
             with self._lock:
@@ -286,16 +298,35 @@ class Engine:
         finally:
             self.release(rid)
 
-    def get_server_info(self) -> dict[str, object]:
-        """Return the scheduler's limits and state now (free KV pages, queue lengths)."""
+    def _control(self, kind: type[StatsRequest | FlushCacheRequest]) -> dict[str, object]:
+        """Send a control message to rank 0 and wait for its reply."""
+        box: queue.Queue[dict[str, object] | BaseException] = queue.Queue()
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the engine has been shut down")
             if self._failure is not None:
                 raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
-        self._send(StatsRequest())
-        item = self._stats.get()
+            token = next(self._tokens)
+            self._replies[token] = box
+        self._send(kind(token))
+        item = box.get()
         if isinstance(item, BaseException):
             raise RuntimeError(f"the engine's scheduler failed: {item}") from item
         return item
+
+    def get_server_info(self) -> dict[str, object]:
+        """Return the scheduler's limits and state now (free KV pages, queue lengths, cache)."""
+        return self._control(StatsRequest)
+
+    def flush_cache(self) -> None:
+        """Empty the prefix cache (every cached page goes back to the free pool).
+
+        Raises:
+            FlushCacheError: Requests are running or waiting; nothing was flushed.
+        """
+        reply = self._control(FlushCacheRequest)
+        if not reply.get("success"):
+            raise FlushCacheError(str(reply.get("message")))
 
     def abort(self, rid: str) -> None:
         """Abort request *rid* (its KV pages are freed; its result ends with ``abort``)."""

@@ -5,7 +5,8 @@
 uvicorn until SIGINT or SIGTERM, then shuts the engine down. The app
 offers SGLang's native ``/generate``, the OpenAI-compatible
 ``/v1/completions``, ``/v1/chat/completions`` and ``/v1/models``,
-``/health``, ``/get_server_info`` and Prometheus ``/metrics``; with
+``/health``, ``/get_server_info``, ``/flush_cache`` (empties the prefix
+cache when no request is running) and Prometheus ``/metrics``; with
 ``--api-key`` every path but ``/health`` needs ``Authorization: Bearer KEY``.
 The reusable HTTP parts (errors, API key, SSE, the signal-driven run) are
 :mod:`sglang.runtime.http`.
@@ -17,7 +18,7 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
 from sglang.runtime.http import (
     SSE_MEDIA_TYPE,
@@ -29,7 +30,7 @@ from sglang.runtime.http import (
     stop_on_signals,
 )
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
-from sglang.srt.entrypoints.engine import Engine
+from sglang.srt.entrypoints.engine import Engine, FlushCacheError
 from sglang.srt.entrypoints.metrics import METRICS_MEDIA_TYPE, ServerMetrics
 from sglang.srt.entrypoints.openai.context import ServingContext, created
 from sglang.srt.entrypoints.openai.protocol import (
@@ -109,6 +110,14 @@ def create_app(engine: Engine, server_args: ServerArgs) -> FastAPI:
     async def server_info() -> dict[str, object]:
         info = await ctx.engine.get_server_info()
         return {**info, "model_path": server_args.model_path, "served_model_name": ctx.model_name}
+
+    @app.api_route("/flush_cache", methods=["GET", "POST"])
+    async def flush_cache() -> Response:
+        try:
+            await ctx.engine.flush_cache()
+        except FlushCacheError as exc:
+            raise APIError(400, str(exc)) from None
+        return PlainTextResponse("Cache flushed.\n")
 
     @app.get("/metrics")
     async def metrics() -> Response:

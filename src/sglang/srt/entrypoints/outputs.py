@@ -1,7 +1,7 @@
 """The dicts :meth:`~sglang.srt.entrypoints.engine.Engine.generate` returns, shaped as upstream's.
 
 ``{"text", "output_ids", "meta_info": {"id", "prompt_tokens",
-"completion_tokens", "finish_reason"[, "output_token_logprobs"]}}``, for a
+"completion_tokens", "cached_tokens", "finish_reason"[, "output_token_logprobs"]}}``, for a
 finished request (:func:`result_dict`) or one streamed chunk
 (:func:`stream_chunk_dict`). The HTTP server's ``/generate`` answers with
 the same dicts.
@@ -37,6 +37,7 @@ def _meta_info(last: RequestOutput, ids: list[int], logprobs: list[float] | None
         "id": last.rid,
         "prompt_tokens": last.prompt_tokens,
         "completion_tokens": last.completion_tokens,
+        "cached_tokens": last.cached_tokens,
         "finish_reason": last.finish_reason,
     }
     if logprobs is not None:

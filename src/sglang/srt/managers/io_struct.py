@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 from sglang.srt.sampling.sampling_params import SamplingParams
 
-__all__ = ["AbortRequest", "RequestOutput", "ShutdownRequest", "StatsRequest", "TokenizedRequest"]
+__all__ = [
+    "AbortRequest",
+    "ControlReply",
+    "FlushCacheRequest",
+    "RequestOutput",
+    "ShutdownRequest",
+    "StatsRequest",
+    "TokenizedRequest",
+]
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,38 @@ class AbortRequest:
 
 @dataclass(frozen=True)
 class StatsRequest:
-    """Ask for the scheduler's state; it answers with a dict (:meth:`Scheduler.info`)."""
+    """Ask for the scheduler's state; rank 0 answers with a :class:`ControlReply`.
+
+    Attributes:
+        token: Echoed in the reply, so concurrent callers get their own.
+    """
+
+    token: int = 0
+
+
+@dataclass(frozen=True)
+class FlushCacheRequest:
+    """Empty the prefix cache if no request is running or waiting (see :class:`ControlReply`).
+
+    Attributes:
+        token: Echoed in the reply.
+    """
+
+    token: int = 0
+
+
+@dataclass(frozen=True)
+class ControlReply:
+    """Rank 0's answer to a :class:`StatsRequest` or a :class:`FlushCacheRequest`.
+
+    Attributes:
+        token: The request's token.
+        body: For stats, :meth:`Scheduler.info`; for a flush, ``{"success": bool,
+            "message": str}``.
+    """
+
+    token: int
+    body: dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -60,6 +99,8 @@ class RequestOutput:
         finish_reason: Upstream's ``finish_reason`` dict once the request ended.
         prompt_tokens: The prompt's length.
         completion_tokens: Output tokens so far.
+        cached_tokens: Prompt tokens whose KV came from the prefix cache
+            (whole pages; 0 with ``--disable-radix-cache``).
     """
 
     rid: str
@@ -69,3 +110,4 @@ class RequestOutput:
     finish_reason: dict[str, object] | None
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sglang.srt.model_executor.model_runner import ModelRunner, SequenceState
+from sglang.srt.mem_cache.sequence import SequenceState
+from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.srt.platforms import current_platform
 from sglang.srt.sampling.sampler import Sampler
 
@@ -112,12 +113,23 @@ class TpModelWorker:
         return self.model_runner.allocator.available_pages()
 
     def forward_batch_generation(self, batch: ScheduleBatch) -> GenerationBatchResult:
-        """Run one step for *batch*; return each request's next token and its logprob."""
+        """Run one step for *batch*; return the next token and its logprob of each sampling request.
+
+        The results follow ``batch.sampling_reqs``: a chunked request whose
+        prompt is not complete yet samples nothing (its seeded generator is
+        left untouched, so chunking does not change what it samples).
+        """
         logits = self.model_runner.forward([req.seq for req in batch.reqs])
+        sampling = batch.sampling_reqs
+        if len(sampling) != len(batch.reqs):
+            rows = [i for i, req in enumerate(batch.reqs) if req is not batch.chunked_req]
+            logits = logits[rows]
+        if not sampling:
+            return GenerationBatchResult([], [])
         tokens, logprobs = self.sampler(
             logits,
-            [req.request.params for req in batch.reqs],
-            [req.generator for req in batch.reqs],
+            [req.request.params for req in sampling],
+            [req.generator for req in sampling],
         )
         return GenerationBatchResult(tokens.tolist(), logprobs.tolist())
 

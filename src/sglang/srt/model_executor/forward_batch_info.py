@@ -50,6 +50,11 @@ class ForwardBatch:
         return self.forward_mode is ForwardMode.DECODE
 
     @property
+    def extend_prefix_lens(self) -> list[int]:
+        """Each sequence's tokens already in the cache before this step (a shared prefix too)."""
+        return [total - new for total, new in zip(self.seq_lens, self.extend_lens, strict=True)]
+
+    @property
     def batch_size(self) -> int:
         """The number of sequences."""
         return len(self.seq_lens)

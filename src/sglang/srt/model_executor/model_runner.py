@@ -13,7 +13,7 @@ the ``torch.compile`` backend (``get_compile_backend()``, with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -23,6 +23,7 @@ from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.layers.attention import get_attention_backend_cls
 from sglang.srt.layers.quantization import resolve_quantization_config
+from sglang.srt.mem_cache.sequence import SequenceState
 from sglang.srt.model_executor.compile import compile_model
 from sglang.srt.model_executor.forward_batch_info import ForwardBatch, ForwardMode
 from sglang.srt.model_executor.model_loader import load_model
@@ -33,21 +34,6 @@ __all__ = ["GreedyOutput", "ModelRunner", "OutOfKVPagesError", "SequenceState"]
 
 class OutOfKVPagesError(RuntimeError):
     """The KV cache has too few free pages for a step."""
-
-
-@dataclass
-class SequenceState:
-    """A sequence being processed: its tokens, its pages and how much is cached.
-
-    Attributes:
-        token_ids: Every token so far (prompt and generated).
-        pages: The KV pages holding its cached tokens, in order.
-        cached_len: How many leading tokens are already in the cache.
-    """
-
-    token_ids: list[int]
-    pages: list[int] = field(default_factory=list)
-    cached_len: int = 0
 
 
 @dataclass(frozen=True)
@@ -137,7 +123,7 @@ class ModelRunner:
 
     def _reserve(self, seq: SequenceState) -> None:
         page_size = self.allocator.page_size
-        needed = -(-len(seq.token_ids) // page_size) - len(seq.pages)
+        needed = -(-seq.target_len // page_size) - len(seq.pages)
         if needed > 0:
             pages = self.allocator.alloc(needed)
             if pages is None:
@@ -155,11 +141,11 @@ class ModelRunner:
         slots: list[int] = []
         for seq in seqs:
             self._reserve(seq)
-            new = range(seq.cached_len, len(seq.token_ids))
+            new = range(seq.cached_len, seq.target_len)
             ids.extend(seq.token_ids[i] for i in new)
             positions.extend(new)
             slots.extend(seq.pages[i // page_size] * page_size + i % page_size for i in new)
-        extend_lens = [len(s.token_ids) - s.cached_len for s in seqs]
+        extend_lens = [s.target_len - s.cached_len for s in seqs]
         decode = all(n == 1 for n in extend_lens) and all(s.cached_len for s in seqs)
 
         def tensor(values: list[int]) -> torch.Tensor:
@@ -169,7 +155,7 @@ class ModelRunner:
             forward_mode=ForwardMode.DECODE if decode else ForwardMode.EXTEND,
             input_ids=tensor(ids),
             positions=tensor(positions),
-            seq_lens=[len(s.token_ids) for s in seqs],
+            seq_lens=[s.target_len for s in seqs],
             extend_lens=extend_lens,
             page_tables=[list(s.pages) for s in seqs],
             out_cache_loc=tensor(slots),
@@ -192,7 +178,7 @@ class ModelRunner:
             else:
                 logits = self.forward_eager(batch)
         for seq in seqs:
-            seq.cached_len = len(seq.token_ids)
+            seq.cached_len, seq.fill_len = seq.target_len, None
         return logits
 
     def release(self, seq: SequenceState) -> None:

@@ -104,6 +104,11 @@ class OutputTracker:
         return self.finish is not None
 
     @property
+    def room(self) -> int:
+        """The most tokens the request may generate (``max_new_tokens`` or the context)."""
+        return self._room
+
+    @property
     def text(self) -> str:
         """The output text: special tokens left out, cut before a matched stop string."""
         return self._text
@@ -172,6 +177,17 @@ class OutputTracker:
         chunk = self._text[self._sent : safe]
         self._sent = max(self._sent, safe)
         return chunk
+
+    def finish_length(self) -> str:
+        """End the request now with finish reason ``length``; return the text held back.
+
+        The scheduler calls it when the request cannot grow: it alone fills
+        the KV cache.
+        """
+        if self.finish is None:
+            self._text += self._decode_new(final=True)
+            self.finish = FinishReason(FinishType.LENGTH)
+        return self._flush()
 
     def abort(self, message: str) -> None:
         """End the request now with finish reason ``abort``."""

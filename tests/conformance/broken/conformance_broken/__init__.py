@@ -94,6 +94,11 @@ def wrong_op() -> str | None:
     return named("WrongOp")
 
 
+def prefix_blind_attention() -> str | None:
+    """Defect (SUB-08): prefill attention ignores the keys of cached and shared pages."""
+    return named("PrefixBlindAttention")
+
+
 def graphs_never_captured() -> str | None:
     """Defect (SUB-07): declares graph capture, but its graph runner captures nothing."""
     return named("GraphsNeverCaptured")

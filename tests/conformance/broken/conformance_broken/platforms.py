@@ -83,6 +83,20 @@ class WrongOp(Good):
         install_wrong_rms_norm()
 
 
+class PrefixBlindAttention(Good):
+    """Its attention backend ignores cached keys in a prefill (see ``PrefixBlindBackend``)."""
+
+    def get_default_attention_backend(self) -> str:
+        """The broken backend."""
+        return "prefix_blind"
+
+    def init_backend(self) -> None:
+        """Register the broken backend."""
+        from .runtime import install_prefix_blind_attention
+
+        install_prefix_blind_attention()
+
+
 class GraphsNeverCaptured(Good):
     """Declares graph capture but keeps the eager graph runner."""
 

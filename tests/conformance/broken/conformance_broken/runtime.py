@@ -7,6 +7,8 @@ from typing import Any
 import torch
 
 from sglang.runtime.op_dispatch import register_op_impl
+from sglang.srt.layers.attention import register_attention_backend
+from sglang.srt.layers.attention.torch_native_backend import TorchNativeAttnBackend
 from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
 
 
@@ -80,3 +82,29 @@ def install_wrong_diffusion_rms_norm() -> None:
     from sglang.multimodal_gen.runtime.layers.layernorm import RMSNorm
 
     CustomOp.register_oot_forward(RMSNorm, _wrong_diffusion_rms_norm, "broken")
+
+
+class PrefixBlindBackend(TorchNativeAttnBackend):
+    """Prefill attends only to the tokens computed in this step, never to cached ones.
+
+    Right whenever a prefill starts at position 0 (every prompt without a
+    prefix cache); wrong as soon as a prefill starts after cached or shared
+    pages.
+    """
+
+    def init_forward_metadata(self, batch: Any) -> None:
+        """Gather only each sequence's new tokens for a prefill."""
+        super().init_forward_metadata(batch)
+        if self._is_decode:
+            return
+        lens = batch.extend_lens
+        self._slots = [slots[-n:] for slots, n in zip(self._slots, lens, strict=True)]
+        self._masks = [
+            None if mask is None else mask[:, -n:]
+            for mask, n in zip(self._masks, lens, strict=True)
+        ]
+
+
+def install_prefix_blind_attention() -> None:
+    """Register the prefix-blind attention backend as ``prefix_blind``."""
+    register_attention_backend("prefix_blind", PrefixBlindBackend)

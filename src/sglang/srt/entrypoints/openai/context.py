@@ -32,14 +32,22 @@ def finish_reason(output: RequestOutput | None) -> str | None:
     return str(output.finish_reason.get("type"))
 
 
-def usage(output: RequestOutput | None) -> dict[str, int]:
-    """OpenAI's ``usage`` object from a request's latest output."""
+def usage(output: RequestOutput | None) -> dict[str, object]:
+    """OpenAI's ``usage`` object from a request's latest output.
+
+    ``prompt_tokens_details.cached_tokens`` counts the prompt tokens whose KV
+    came from the prefix cache. Upstream SGLang reports it only with
+    ``--enable-cache-report``; this server always does (a documented
+    deviation: the field is OpenAI's, and clients that do not know it ignore it).
+    """
     prompt = output.prompt_tokens if output is not None else 0
     completion = output.completion_tokens if output is not None else 0
+    cached = output.cached_tokens if output is not None else 0
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
     }
 
 

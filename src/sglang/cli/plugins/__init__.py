@@ -1,4 +1,4 @@
-"""``sglang plugins``: what is installed, and what platform selection made of it.
+"""``sglang plugins``: what is installed, what selection made of it, and whether it fits.
 
 * ``sglang plugins [--json]`` lists every entry point of every group the
   plugin system reads (platforms and general plugins of both runtimes,
@@ -8,6 +8,11 @@
   selection (activation callbacks are imported and called, as at startup)
   and shows which callbacks ran, what each returned, what was chosen and
   why, and which general plugins would load or be skipped and why.
+* ``sglang plugins check [NAME ...] [--class MODULE:CLASS] [--json] [--strict]``
+  judges installed plugins against the contract without selecting a
+  platform or initialising a device (:mod:`sglang.cli.plugins.check`).
+* ``sglang plugins contract [--json]`` prints the contract manifest
+  (:mod:`sglang.cli.plugins.contract`).
 
 The JSON of the listing is a list of objects with ``group``, ``name``,
 ``value``, ``distribution`` and ``version``. The JSON of ``explain`` is an
@@ -30,12 +35,49 @@ __all__ = ["add_parser", "explain", "listing", "print_listing", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
-    """Add ``plugins`` (and ``plugins explain``) to the top-level subcommands."""
+    """Add ``plugins`` and its actions (``explain``, ``check``, ``contract``)."""
+    import argparse
+
     parser = subparsers.add_parser(
-        "plugins", help="list installed plugins; 'explain' shows platform selection"
+        "plugins",
+        help="list installed plugins; 'explain', 'check' and 'contract' say more",
+        description="List installed plugins (no action), or run an action.",
     )
-    parser.add_argument("action", nargs="?", choices=["explain"], help="explain the selection")
     parser.add_argument("--json", action="store_true", help="print JSON (see the guide's schema)")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    as_json = {"action": "store_true", "default": argparse.SUPPRESS, "help": "print JSON"}
+    actions.add_parser("explain", help="run platform selection and explain it").add_argument(
+        "--json", **as_json
+    )
+    check = actions.add_parser(
+        "check",
+        help="check installed plugins against the contract (no device is initialised)",
+        description=(
+            "Check installed plugins against the sglang.sdk contract: api_version, "
+            "signatures, misspelt methods, Planned overrides, what a default sglang serve "
+            "needs, hooks and their targets, serve-backend registrations. Exit 0 when clean, "
+            "1 on errors (with --strict, on warnings too)."
+        ),
+    )
+    check.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="entry-point or distribution names to check (default: every installed plugin)",
+    )
+    check.add_argument(
+        "--class",
+        dest="classes",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="also check this platform class (repeatable; alone: check only the classes)",
+    )
+    check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    check.add_argument("--json", **as_json)
+    actions.add_parser(
+        "contract", help="print the contract manifest: methods, hook targets, versions"
+    ).add_argument("--json", **as_json)
 
 
 def listing() -> list[dict[str, str]]:
@@ -109,7 +151,19 @@ def explain() -> dict[str, dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the listing or the explanation; return the exit code (1: selection failed)."""
+    """Run the action (or print the listing); return its exit code.
+
+    ``explain`` exits 1 when selection failed, ``check`` when it found an
+    error (or, with ``--strict``, a warning).
+    """
+    if args.action == "check":
+        from sglang.cli.plugins.check import run_check
+
+        return run_check(args.names, classes=args.classes, as_json=args.json, strict=args.strict)
+    if args.action == "contract":
+        from sglang.cli.plugins.contract import print_contract
+
+        return print_contract(as_json=args.json)
     if args.action == "explain":
         data = explain()
         if args.json:
