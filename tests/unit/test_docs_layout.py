@@ -45,6 +45,11 @@ def test_the_sidebar_starts_with_the_overview_then_vendor_then_operator_pages() 
     on_disk = sorted(f"guides/{path.stem}" for path in (DOCS / "guides").glob("*.rst"))
     assert sorted(guides) == on_disk
     assert not any("*" in entry for entry in guides)
+    reference = next(entries for caption, entries in trees if caption == "Reference")
+    assert reference[0] == "reference/sdk"  # the contract first
+    assert sorted(reference) == sorted(
+        f"reference/{path.stem}" for path in (DOCS / "reference").glob("*.rst")
+    )
 
 
 def test_the_constants_table_shows_whole_copyable_values() -> None:
