@@ -99,6 +99,18 @@ class Server:
                 raise RuntimeError(f"the server on {self.url} did not start in {timeout:.0f} s")
             time.sleep(0.2)
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server and its processes (the scheduler) used so far."""
+        import psutil  # type: ignore[import-untyped]
+
+        total = 0.0
+        root = psutil.Process(self.proc.pid)
+        for proc in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                times = proc.cpu_times()
+                total += times.user + times.system
+        return total
+
     def stop(self) -> None:
         """SIGTERM, then wait for the exit (kill after a minute)."""
         if self.proc.poll() is None:

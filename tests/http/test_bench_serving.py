@@ -17,6 +17,7 @@ import pytest
 from tests.http.conftest import API_KEY
 from tests.http.server import ServerProcess
 from tests.support.dists import suite_env
+from tests.support.guides import blocks
 from tests.support.isolation import clean_environment
 
 PAGE = 4  # the server fixture's --page-size
@@ -90,3 +91,25 @@ def test_openai_backend_on_shared_prefixes_reports_cache_hits(
     assert cached == [0, 0, 48, 48, 48, 48], cached
     assert result["cache_hit_rate"] == pytest.approx(4 * 48 / (6 * 52))
     assert "Cache hit rate:                          61.54%" in printed
+
+
+def test_the_http_guide_command_runs_as_written(server: ServerProcess, tmp_path: Path) -> None:
+    """The ``bench_serving`` block of ``guides/serving-http.rst``, on this port, with this key."""
+    (block,) = [
+        b
+        for b in blocks("bash")
+        if b.page == "guides/serving-http.rst" and "sglang.bench_serving" in b.code
+    ]
+    python = str(clean_environment().python)
+    code = block.code.replace("30000", str(server.port)).replace("=KEY ", f"={API_KEY} ")
+    code = code.replace("python -m", f"{python} -m")
+    done = subprocess.run(
+        ["bash", "-euc", code], cwd=tmp_path, env=suite_env(), capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Cache hit rate:                          66.67%" in done.stdout
+    (line,) = (tmp_path / "results.jsonl").read_text().splitlines()
+    result = json.loads(line)
+    assert (result["completed"], result["total_input_tokens"]) == (8, 1152)
+    assert (result["total_output_tokens"], result["total_cached_tokens"]) == (64, 768)
