@@ -20,8 +20,11 @@ targets of issue 15 are checked against the baseline of the same run:
     ITL <= 3x their median with chunked prefill (cache), and the same
     figure without chunking (unchunked), reported.
 
-Run: ``python benchmarks/bench_serving.py [--quick] [--rounds N] [--output-file F]``
-(``--quick``: smaller workloads and one round, under about two minutes).
+Run: ``python benchmarks/bench_serving.py [--quick] [--rounds N] [--output-file F]
+[--chunked-prefill-size N] [--threads N]`` (``--quick``: smaller workloads and one
+round: 1.7 to 3.5 minutes on 2 cores shared with other jobs; ``--chunked-prefill-size``: the
+chunk of the cache and no-cache servers; ``--threads``: torch threads per server,
+default 1, the steadiest on a shared machine). Results: ``docs/benchmarks/serving.rst``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -160,7 +164,7 @@ def main() -> None:
         "--chunked-prefill-size",
         type=int,
         default=None,
-        help="the cache server's --chunked-prefill-size (default: the server's default)",
+        help="--chunked-prefill-size of the cache and no-cache servers (default: the server's)",
     )
     parser.add_argument(
         "--threads",
@@ -173,7 +177,14 @@ def main() -> None:
     w = QUICK if args.quick else FULL
     rounds = args.rounds or (1 if args.quick else 3)
 
+    from sglang.srt.server_args import DEFAULT_CHUNKED_PREFILL_SIZE
     from sglang.testing.make_model import SIZES, make_model
+
+    chunk = args.chunked_prefill_size or DEFAULT_CHUNKED_PREFILL_SIZE
+    # the streams decode at least three times as many steps as the chunked prefill takes,
+    # so that their median gap is a plain decode step
+    steps = 3 * -(-w.long_input // chunk) + 8
+    w = dataclasses.replace(w, stream_output=max(w.stream_output, steps))
 
     model = make_model(
         Path(tempfile.mkdtemp()) / "serving", SIZES["small"], max_position_embeddings=4096
@@ -199,7 +210,8 @@ def main() -> None:
     kv = ["--max-total-tokens", str(max(sum(r.prompt_len + r.output_len for r in gsp), 8192))]
     configs = {name: [*flags, *kv] for name, flags in SERVERS.items()}
     if args.chunked_prefill_size is not None:
-        configs["cache"] += ["--chunked-prefill-size", str(args.chunked_prefill_size)]
+        for name in ("cache", "no-cache"):
+            configs[name] += ["--chunked-prefill-size", str(args.chunked_prefill_size)]
     runs: dict[str, list[dict[str, Any]]] = {}
 
     def record(key: str, result: dict[str, Any]) -> None:
@@ -221,11 +233,8 @@ def main() -> None:
             for key, results in runs.items():
                 for result in results:
                     file.write(json.dumps({"run": key, **result}) + "\n")
-    from sglang.srt.server_args import DEFAULT_CHUNKED_PREFILL_SIZE
-
-    chunk = args.chunked_prefill_size or DEFAULT_CHUNKED_PREFILL_SIZE
     report(w, runs, f"best of {rounds} round(s), {args.threads} torch thread(s) per server, "
-                    f"cache server's --chunked-prefill-size {chunk}")  # fmt: skip
+                    f"--chunked-prefill-size {chunk} (cache, no-cache)")  # fmt: skip
 
 
 def ratio(run: dict[str, Any]) -> float:
