@@ -121,6 +121,26 @@ async def benchmark(
 ) -> tuple[dict[str, Any], list[RequestFuncOutput]]:
     """Run *rows* against the server of *client*; return the figures and each request's output.
 
+    Prints the result block (:func:`~sglang.bench_serving.metrics.format_result`).
+
+    Args:
+        client: A client on the server's base URL (see :func:`open_client`).
+        rows: The requests, in sending order.
+        backend: A key of :data:`~sglang.bench_serving.clients.ASYNC_REQUEST_FUNCS`.
+        model: The model id sent to ``/v1/completions`` (``None``: none is sent).
+        request_rate: Requests per second (Poisson); ``inf`` sends all at once.
+        max_concurrency: Most requests in flight (``None``: no limit).
+        seed: The seed of the arrival times.
+        warmup_requests: Copies of the first request (at most 32 tokens out) sent first.
+        flush_cache: ``POST /flush_cache`` after the warm-up.
+        ignore_eos: Generate exactly each row's ``output_len`` tokens.
+        extra_request_body: Fields merged into every request body.
+        disable_tqdm: No progress line.
+
+    Returns:
+        The figures (``duration``, ``request_rate``, ``max_concurrency`` and every
+        :class:`~sglang.bench_serving.metrics.BenchmarkMetrics` field) and the outputs.
+
     Raises:
         RuntimeError: Every warm-up request failed, or ``/flush_cache`` refused.
     """
