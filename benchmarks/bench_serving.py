@@ -186,9 +186,22 @@ def main() -> None:
     steps = 3 * -(-w.long_input // chunk) + 8
     w = dataclasses.replace(w, stream_output=max(w.stream_output, steps))
 
-    model = make_model(
-        Path(tempfile.mkdtemp()) / "serving", SIZES["small"], max_position_embeddings=4096
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        model = make_model(Path(folder) / "serving", SIZES["small"], max_position_embeddings=4096)
+        runs = measure(model, w, rounds, args)
+    if args.output_file:
+        with open(args.output_file, "a", encoding="utf-8") as file:
+            for key, results in runs.items():
+                for result in results:
+                    file.write(json.dumps({"run": key, **result}) + "\n")
+    report(w, runs, f"best of {rounds} round(s), {args.threads} torch thread(s) per server, "
+                    f"--chunked-prefill-size {chunk} (cache, no-cache)")  # fmt: skip
+
+
+def measure(
+    model: Path, w: Workload, rounds: int, args: argparse.Namespace
+) -> dict[str, list[dict[str, Any]]]:
+    """Start the three servers on *model* and run every scenario *rounds* times."""
     vocab = Vocabulary.from_tokenizer(model)
     gsp = sample_generated_shared_prefix_requests(
         vocab,
@@ -228,13 +241,7 @@ def main() -> None:
             for name in ("cache", "unchunked"):
                 stall = asyncio.run(long_prompt_among_streams(servers[name], vocab, w))
                 record(f"stall/{name}", stall)
-    if args.output_file:
-        with open(args.output_file, "a", encoding="utf-8") as file:
-            for key, results in runs.items():
-                for result in results:
-                    file.write(json.dumps({"run": key, **result}) + "\n")
-    report(w, runs, f"best of {rounds} round(s), {args.threads} torch thread(s) per server, "
-                    f"--chunked-prefill-size {chunk} (cache, no-cache)")  # fmt: skip
+    return runs
 
 
 def ratio(run: dict[str, Any]) -> float:
