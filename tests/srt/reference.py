@@ -50,6 +50,10 @@ def compare(path: str, max_new_tokens: int, prompts: list[list[int]]) -> dict[st
         "model_cls": type(runner.model).__name__,
         "pool_cls": type(runner.kv_pool).__name__,
         "backend_cls": type(runner.attn_backend).__name__,
+        "packed_weights": sum(
+            getattr(getattr(m, "quant_method", m), "packed_weight", None) is not None
+            for m in runner.model.modules()
+        ),
     }
 
 

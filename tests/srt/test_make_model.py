@@ -89,6 +89,30 @@ def test_small_size_is_benchmark_sized() -> None:
     assert 30e6 <= total <= 60e6
 
 
+def test_smollm2_geometry_is_smollm2_135m_instruct() -> None:
+    spec = SIZES["smollm2-135m"]
+    assert (spec.arch, spec.num_layers, spec.hidden_size, spec.intermediate_size) == (
+        "llama",
+        30,
+        576,
+        1536,
+    )
+    assert (spec.num_heads, spec.num_kv_heads, spec.head_dim) == (9, 3, 64)
+    assert (spec.vocab_size, spec.max_position_embeddings) == (49152, 8192)
+    assert spec.tie_word_embeddings
+    assert (spec.rope_theta, spec.rms_norm_eps) == (100000.0, 1e-5)
+    h, d = spec.hidden_size, spec.head_dim
+    per_layer = h * (spec.num_heads + 2 * spec.num_kv_heads) * d + spec.num_heads * d * h
+    per_layer += 3 * h * spec.intermediate_size
+    total = spec.num_layers * per_layer + spec.vocab_size * h  # tied: one table
+    assert 134e6 <= total <= 135e6
+
+
+def test_rms_norm_eps_reaches_the_config(tmp_path: Path) -> None:
+    path = make_model(tmp_path / "eps", rms_norm_eps=1e-5)
+    assert json.loads((path / "config.json").read_text())["rms_norm_eps"] == 1e-5
+
+
 def test_unknown_architecture_is_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown architecture 'gpt2'; known: llama"):
         make_model(tmp_path / "m", arch="gpt2")

@@ -33,6 +33,8 @@ CASES: dict[str, dict[str, Any]] = {
     "mistral": {"arch": "mistral"},
     "qwen2-rope-parameters": {"arch": "qwen2", "rope_format": "parameters"},
     "qwen3-tied-sharded": {"arch": "qwen3", "tie_word_embeddings": True, "shards": 3},
+    # weights large enough for the CPU's packed matrix kernels (sglang.srt.layers.packed_linear)
+    "llama-packed": {"arch": "llama", "hidden_size": 256, "intermediate_size": 512, "head_dim": 64},
 }
 
 
@@ -77,6 +79,12 @@ def test_logprobs_match_transformers_in_float32(outcome: dict[str, Any]) -> None
 
 def test_batch_gives_the_tokens_of_each_prompt_alone(outcome: dict[str, Any]) -> None:
     assert outcome["batch_ids"] == outcome["alone_ids"]
+
+
+def test_only_large_weights_are_packed(outcomes: dict[str, Any]) -> None:
+    layers = 2 * 4 + 1  # per layer q/k/v, o, gate/up and down; the LM head
+    assert outcomes["llama-packed"]["packed_weights"] == layers
+    assert outcomes["mistral"]["packed_weights"] == 0
 
 
 def test_every_page_is_free_afterwards(outcome: dict[str, Any]) -> None:

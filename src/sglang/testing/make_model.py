@@ -98,6 +98,7 @@ class ModelSpec:
         max_position_embeddings: The context length.
         tie_word_embeddings: Whether the LM head reuses the embedding.
         rope_theta: The rotary base.
+        rms_norm_eps: The RMSNorm epsilon.
         llama3_rope: Whether to write ``llama3`` rope scaling.
         rope_format: ``"legacy"`` (``rope_theta``/``rope_scaling``, as 4.4x
             writes) or ``"parameters"`` (the 5.x ``rope_parameters``).
@@ -119,6 +120,7 @@ class ModelSpec:
     max_position_embeddings: int = 256
     tie_word_embeddings: bool = False
     rope_theta: float = 10000.0
+    rms_norm_eps: float = 1e-6
     llama3_rope: bool = False
     rope_format: Literal["legacy", "parameters"] = "legacy"
     shards: int = 1
@@ -150,9 +152,27 @@ SIZES: Mapping[str, ModelSpec] = MappingProxyType(
             max_position_embeddings=1024,
             init_std=0.05,
         ),
+        "smollm2-135m": ModelSpec(
+            hidden_size=576,
+            intermediate_size=1536,
+            num_layers=30,
+            num_heads=9,
+            num_kv_heads=3,
+            head_dim=64,
+            vocab_size=49152,
+            max_position_embeddings=8192,
+            tie_word_embeddings=True,
+            rope_theta=100000.0,
+            rms_norm_eps=1e-5,
+            init_std=0.041666666666666664,
+        ),
     }
 )
-"""Named shapes: ``tiny`` for tests, ``small`` (about 35 M parameters) for benchmarks."""
+"""Named shapes: ``tiny`` for tests, ``small`` (about 35 M parameters) for benchmarks, and
+``smollm2-135m``, the geometry of ``HuggingFaceTB/SmolLM2-135M-Instruct`` (Llama, 30 layers,
+hidden 576, MLP 1536, 9 query and 3 key/value heads of 64, a 49152-token vocabulary, tied
+embeddings, rope theta 100000, 8192 positions; about 135 M parameters) with random weights,
+for measuring the engine on a real model's shape."""
 
 
 def _rope_config(spec: ModelSpec) -> dict[str, object]:
@@ -190,7 +210,7 @@ def _config(spec: ModelSpec, vocab_size: int, bos: int, eos: int) -> dict[str, o
         "num_key_value_heads": spec.num_kv_heads,
         "head_dim": spec.head_dim,
         "max_position_embeddings": spec.max_position_embeddings,
-        "rms_norm_eps": 1e-6,
+        "rms_norm_eps": spec.rms_norm_eps,
         "initializer_range": spec.init_std,
         "attention_dropout": 0.0,
         "tie_word_embeddings": spec.tie_word_embeddings,

@@ -13,6 +13,7 @@ from torch.nn import functional
 
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.layers.linear import default_weight_loader, set_weight_loader
+from sglang.srt.layers.packed_linear import linear, pack_weight
 
 __all__ = ["ParallelLMHead", "VocabParallelEmbedding"]
 
@@ -55,9 +56,24 @@ class VocabParallelEmbedding(torch.nn.Module):
 
 
 class ParallelLMHead(VocabParallelEmbedding):
-    """The output projection to vocabulary logits, split like the embedding."""
+    """The output projection to vocabulary logits, split like the embedding.
+
+    Attributes:
+        packed_weight: A oneDNN-packed copy of the weight on a CPU
+            (:func:`process_weights_after_loading`), else ``None``.
+    """
+
+    def __init__(
+        self, num_embeddings: int, embedding_dim: int, tp: TensorParallel | None = None
+    ) -> None:
+        super().__init__(num_embeddings, embedding_dim, tp=tp)
+        self.packed_weight: torch.Tensor | None = None
+
+    def process_weights_after_loading(self) -> None:
+        """Pack the loaded (or tied) weight for the CPU's matrix kernels where that applies."""
+        self.packed_weight = pack_weight(self.weight)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """Return full-vocabulary logits for *hidden* (``(tokens, vocab)``)."""
-        logits = self.tp.all_gather(functional.linear(hidden, self.weight))
+        logits = self.tp.all_gather(linear(hidden, self.weight, self.packed_weight))
         return logits[..., : self.num_embeddings]

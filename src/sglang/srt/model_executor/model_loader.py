@@ -5,7 +5,8 @@ Architectures map to classes through :data:`MODEL_REGISTRY` (lazy
 ``current_platform.get_device(rank)`` in the dtype asked for, then each
 checkpoint tensor goes through its parameter's ``weight_loader``; last, the
 quantization config gives every linear layer its method, which converts
-the loaded weights.
+the loaded weights, and the LM head packs its weight where that applies
+(:mod:`sglang.srt.layers.packed_linear`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sglang.sdk.srt_runtime import QuantizationConfig
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.layers.quantization import UnquantizedConfig, quantize_model
+from sglang.srt.layers.vocab_parallel_embedding import ParallelLMHead
 from sglang.srt.model_executor.weight_utils import iterate_weights, safetensors_files
 
 __all__ = ["MODEL_REGISTRY", "UnsupportedArchitectureError", "get_model_cls", "load_model"]
@@ -76,4 +78,7 @@ def load_model(
     model.to(device=device, dtype=dtype)
     model.load_weights(iterate_weights(config.path))  # type: ignore[operator]
     quantize_model(model, quant_config or UnquantizedConfig())
+    for module in model.modules():
+        if isinstance(module, ParallelLMHead):
+            module.process_weights_after_loading()
     return model.eval()

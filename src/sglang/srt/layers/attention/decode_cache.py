@@ -1,47 +1,68 @@
-"""``DecodeKVCache``: a decode batch's keys and values, kept padded between steps.
+"""``DecodeKVCache``: the decode batch's keys and values, kept padded from step to step.
 
 The paged pool stays the source of truth; this is a derived copy laid out
-as SDPA wants it. When a decode step continues the previous one (the same
-sequences in the same order, each one token longer, their pages unchanged),
-each layer only writes the new token of every sequence into its copy, so a
-step no longer re-gathers every sequence's whole history from the pages.
-Any other batch (a prefill, a finished or retracted request, a new one)
-starts over with one gather per layer.
+as SDPA reads it, one row per running sequence. A sequence that continues
+from the previous decode step (one token longer, its pages unchanged) keeps
+its row, and each layer only writes its new token into it; a sequence seen
+for the first time (or whose pages changed) has its history gathered from
+the pages into a free row, once. So the copies survive the steps around
+them: a prefill of other sequences, a request finishing, a new one joining.
+
+Rows are invalidated, never trusted blindly: a row lives while its sequence
+keeps decoding, and dies when a decode step leaves that sequence out, or
+when any step writes into one of the pages it copied (the pages of a
+finished request can be freed and handed to another one). Rows of finished
+sequences are compacted away once they would make a step's attention do much
+more work than its batch needs.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
+from torch.nn import functional
 
 __all__ = ["DecodeKVCache"]
 
 _GROWTH = 128
-"""Slots added beyond the longest sequence when a copy is (re)built."""
+"""Positions added beyond the longest sequence when the copies are (re)built."""
+
+_SPARE_ROWS = 4
+"""Rows added beyond the batch when the copies are (re)built, for sequences that join."""
 
 
-def _continues(
-    pages: Sequence[Sequence[int]],
-    seq_lens: Sequence[int],
-    prev_pages: Sequence[Sequence[int]],
-    prev_lens: Sequence[int],
-) -> bool:
-    """Whether this step adds one token to each sequence of the previous step, in order."""
-    if len(pages) != len(prev_pages):
-        return False
-    for now, before, length, before_len in zip(pages, prev_pages, seq_lens, prev_lens, strict=True):
-        if length != before_len + 1 or list(now[: len(before)]) != list(before):
-            return False
-    return True
+@dataclass
+class _Row:
+    """What one row holds: a sequence's first ``length`` tokens, read from ``pages``."""
+
+    pages: list[int]
+    length: int
+    page_set: set[int]
+
+
+@dataclass
+class _Plan:
+    """What each layer does to its copies in this step (decided once, in :meth:`begin`)."""
+
+    rows: torch.Tensor  # the row of each batch sequence
+    positions: torch.Tensor  # where each sequence's new token goes
+    fill_rows: torch.Tensor | None  # rows gathered from the pages this step
+    fill_slots: torch.Tensor | None  # (len(fill_rows), width) pool slots to gather
+    moved: tuple[torch.Tensor, torch.Tensor] | None  # (old rows, new rows) kept by a rebuild
+    shape: tuple[int, int]  # (rows, capacity) of the copies
+    identity: bool  # batch sequence i is row i, and no other row is attended
 
 
 class DecodeKVCache:
-    """Per-layer ``(batch, kv_heads, capacity, head_dim)`` copies of a decode batch's K/V.
+    """Per-layer ``(rows, kv_heads, capacity, head_dim)`` copies of the decode batch's K/V.
 
     Call :meth:`begin` once per decode step (with the batch's page tables
-    and lengths), then :meth:`keys_values` in each layer after the pool
-    holds the new token.
+    and lengths), then :meth:`attend` in each layer after the pool holds the
+    new tokens; call :meth:`invalidate` for every other step, with the pages
+    it writes.
 
     Args:
         page_size: Tokens per KV page.
@@ -51,74 +72,197 @@ class DecodeKVCache:
     def __init__(self, page_size: int, device: torch.device) -> None:
         self.page_size = page_size
         self.device = device
-        self._pages: list[list[int]] = []
-        self._lens: list[int] = []
-        self._capacity = 0
+        self._rows: list[_Row | None] = []
         self._layers: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
-        self._slots = torch.empty(0, dtype=torch.int64)
-        self.rows = torch.empty(0, dtype=torch.int64)
-        self.positions = torch.empty(0, dtype=torch.int64)
-        self.mask = torch.empty(0, dtype=torch.bool)
+        self._old_layers: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+        self._shape = (0, 0)
+        self._plan: _Plan | None = None
+        self.mask = torch.empty(0)
         self.longest = 0
 
+    @property
+    def live_rows(self) -> int:
+        """How many rows hold a sequence's keys and values."""
+        return sum(row is not None for row in self._rows)
+
     def reset(self) -> None:
-        """Forget the copies (a prefill step ran)."""
-        self._pages, self._lens, self._layers = [], [], {}
+        """Forget every copy."""
+        self._rows, self._shape, self._plan = [], (0, 0), None
+        self._layers, self._old_layers = {}, {}
+
+    def invalidate(self, written_pages: set[int]) -> None:
+        """Drop the rows that copied any of *written_pages* (a prefill step writes them)."""
+        for index, row in enumerate(self._rows):
+            if row is not None and not row.page_set.isdisjoint(written_pages):
+                self._rows[index] = None
+
+    def _match(
+        self, page_tables: Sequence[Sequence[int]], seq_lens: Sequence[int]
+    ) -> list[int | None]:
+        """Each sequence's row, if one holds its first ``seq_len - 1`` tokens; free the others."""
+        ps = self.page_size
+        by_end: dict[tuple[int, int], list[int]] = {}
+        for index, row in enumerate(self._rows):
+            if row is not None:
+                by_end.setdefault((row.length, row.pages[-1]), []).append(index)
+        order: list[int | None] = []
+        claimed: set[int] = set()
+        for pages, seq_len in zip(page_tables, seq_lens, strict=True):
+            found = None
+            if seq_len > 1:
+                for index in by_end.get((seq_len - 1, pages[(seq_len - 2) // ps]), ()):
+                    row = self._rows[index]
+                    assert row is not None
+                    if index not in claimed and list(pages[: len(row.pages)]) == row.pages:
+                        found = index
+                        break
+            if found is not None:
+                claimed.add(found)
+            order.append(found)
+        for index, row in enumerate(self._rows):
+            if row is not None and index not in claimed:  # left out: its sequence is gone
+                self._rows[index] = None
+        return order
 
     def begin(self, page_tables: Sequence[Sequence[int]], seq_lens: Sequence[int]) -> None:
-        """Prepare a decode step: keep the copies if it continues the last one, else rebuild."""
+        """Match each sequence to its row (or a free one) and plan this step's copies."""
+        if self._old_layers:  # a step failed half-way through a rebuild: start over
+            self.reset()
+        order = self._match(page_tables, seq_lens)
+        batch = len(order)
         self.longest = max(seq_lens)
-        keep = self._layers and self.longest <= self._capacity
-        if not (keep and _continues(page_tables, seq_lens, self._pages, self._lens)):
-            self._layers = {}
-            self._capacity = self.longest + _GROWTH
-            self._slots = self._slot_matrix(page_tables, self.longest)
-        self._pages = [list(p) for p in page_tables]
-        self._lens = list(seq_lens)
-        lens = torch.tensor(seq_lens, dtype=torch.int64, device=self.device)
-        self.rows = torch.arange(len(seq_lens), device=self.device)
-        self.positions = lens - 1
+        free = [i for i, row in enumerate(self._rows) if row is None]
+        assigned = [
+            found if found is not None else (free.pop(0) if free else -1) for found in order
+        ]
+        used = max(assigned) + 1
+        moved = None
+        if -1 in assigned or self.longest > self._shape[1] or 2 * (used - batch) > batch:
+            # new copies: sequence i in row i, room for more sequences and tokens
+            kept = [(old, new) for new, old in enumerate(order) if old is not None]
+            moved = (self._tensor([old for old, _ in kept]), self._tensor([new for _, new in kept]))
+            self._shape = (batch + _SPARE_ROWS, self.longest + _GROWTH)
+            self._rows = [self._rows[old] if old is not None else None for old in order]
+            self._rows += [None] * _SPARE_ROWS
+            self._old_layers, self._layers = self._layers, {}
+            assigned, used = list(range(batch)), batch
+        fill = [i for i in range(batch) if self._rows[assigned[i]] is None]
+        self._advance(assigned, page_tables, seq_lens)
+        self._plan = _Plan(
+            rows=self._tensor(assigned),
+            positions=self._tensor(list(seq_lens)) - 1,
+            fill_rows=self._tensor([assigned[i] for i in fill]) if fill else None,
+            fill_slots=(
+                self._slot_matrix([page_tables[i] for i in fill], max(seq_lens[i] for i in fill))
+                if fill
+                else None
+            ),
+            moved=moved,
+            shape=self._shape,
+            identity=assigned == list(range(batch)) and used == batch,
+        )
+        lens = torch.ones(used, dtype=torch.int64, device=self.device)  # other rows: one slot
+        lens[self._plan.rows] = self._plan.positions + 1
         steps = torch.arange(self.longest, device=self.device)
-        self.mask = (steps.unsqueeze(0) < lens.unsqueeze(1))[:, None, None, :]
+        padding = (steps.unsqueeze(0) >= lens.unsqueeze(1))[:, None, None, :]
+        self.mask = torch.zeros(padding.shape, device=self.device).masked_fill_(padding, -math.inf)
+
+    def _advance(
+        self,
+        assigned: list[int],
+        page_tables: Sequence[Sequence[int]],
+        seq_lens: Sequence[int],
+    ) -> None:
+        """Record what each row holds after this step (a new row: the sequence's pages)."""
+        ps = self.page_size
+        for index, pages, seq_len in zip(assigned, page_tables, seq_lens, strict=True):
+            row = self._rows[index]
+            if row is None:
+                held = list(pages[: -(-seq_len // ps)])
+                self._rows[index] = _Row(held, seq_len, set(held))
+                continue
+            row.length = seq_len
+            if len(row.pages) * ps < seq_len:
+                page = pages[(seq_len - 1) // ps]
+                row.pages.append(page)
+                row.page_set.add(page)
+
+    def _tensor(self, values: list[int]) -> torch.Tensor:
+        return torch.tensor(values, dtype=torch.int64, device=self.device)
 
     def _slot_matrix(self, page_tables: Sequence[Sequence[int]], longest: int) -> torch.Tensor:
-        """The ``(batch, longest)`` pool slots of every sequence (padding reads slot 0)."""
+        """The ``(sequences, longest)`` pool slots of each sequence (padding reads slot 0)."""
         width = -(-longest // self.page_size)
         rows = [list(p[:width]) + [0] * (width - len(p[:width])) for p in page_tables]
-        table = torch.tensor(rows, dtype=torch.int64, device=self.device)
+        table = self._tensor([page for row in rows for page in row]).view(len(rows), width)
         pos = torch.arange(longest, device=self.device)
         return table[:, pos // self.page_size] * self.page_size + pos % self.page_size
 
-    def keys_values(
+    def _copies(
+        self, layer_id: int, k_buf: torch.Tensor, dtype: torch.dtype
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """This layer's copies, built now if this step rebuilds them (moving the kept rows)."""
+        entry = self._layers.get(layer_id)
+        if entry is not None:
+            return entry
+        assert self._plan is not None
+        rows, cap = self._plan.shape
+        shape = (rows, k_buf.shape[1], cap, k_buf.shape[2])
+        fresh = (
+            torch.zeros(shape, dtype=dtype, device=self.device),
+            torch.zeros(shape, dtype=dtype, device=self.device),
+        )
+        old = self._old_layers.pop(layer_id, None)
+        moved = self._plan.moved
+        if old is not None and moved is not None and moved[0].numel():
+            width = min(old[0].shape[2], cap)
+            for source, target in zip(old, fresh, strict=True):
+                target[moved[1], :, :width] = source.index_select(0, moved[0])[:, :, :width]
+        self._layers[layer_id] = fresh
+        return fresh
+
+    def attend(
         self,
         layer_id: int,
-        k_buf: torch.Tensor,
-        v_buf: torch.Tensor,
-        k_new: torch.Tensor,
-        v_new: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return layer *layer_id*'s ``(batch, kv_heads, longest, head_dim)`` keys and values.
+        q: torch.Tensor,
+        kv: tuple[torch.Tensor, torch.Tensor],
+        new_kv: tuple[torch.Tensor, torch.Tensor],
+        scale: float,
+    ) -> torch.Tensor:
+        """Attend the batch's queries over their sequences; return ``(batch, heads, head_dim)``.
 
         Args:
             layer_id: The layer.
-            k_buf: The layer's pool K buffer (already holding the new token).
-            v_buf: Its V buffer.
-            k_new: The new token's keys, ``(batch, kv_heads, head_dim)``.
-            v_new: Its values.
+            q: The new tokens' queries, ``(batch, heads, head_dim)``.
+            kv: The layer's pool K and V buffers (already holding the new tokens).
+            new_kv: The new tokens' keys and values, ``(batch, kv_heads, head_dim)``.
+            scale: The softmax scale.
         """
-        entry = self._layers.get(layer_id)
-        if entry is None:
-            entry = (self._gather(k_buf, k_new.dtype), self._gather(v_buf, v_new.dtype))
-            self._layers[layer_id] = entry
+        plan = self._plan
+        assert plan is not None
+        keys, values = self._copies(layer_id, kv[0], new_kv[0].dtype)
+        if plan.fill_rows is not None and plan.fill_slots is not None:
+            count, width = plan.fill_slots.shape
+            for buf, copy in zip(kv, (keys, values), strict=True):
+                gathered = buf.index_select(0, plan.fill_slots.view(-1)).to(copy.dtype)
+                gathered = gathered.view(count, width, buf.shape[1], buf.shape[2])
+                copy[plan.fill_rows, :, :width] = gathered.transpose(1, 2)
+        keys[plan.rows, :, plan.positions] = new_kv[0].to(keys.dtype)
+        values[plan.rows, :, plan.positions] = new_kv[1].to(values.dtype)
+        used, heads, dim = self.mask.shape[0], q.shape[1], q.shape[2]
+        if plan.identity:
+            queries = q
         else:
-            entry[0][self.rows, :, self.positions] = k_new.to(entry[0].dtype)
-            entry[1][self.rows, :, self.positions] = v_new.to(entry[1].dtype)
-        return entry[0][:, :, : self.longest], entry[1][:, :, : self.longest]
-
-    def _gather(self, buf: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-        batch, longest = self._slots.shape
-        heads, dim = buf.shape[1], buf.shape[2]
-        out = torch.zeros((batch, heads, self._capacity, dim), dtype=dtype, device=self.device)
-        gathered = buf.index_select(0, self._slots.view(-1)).view(batch, longest, heads, dim)
-        out[:, :, :longest] = gathered.transpose(1, 2)
-        return out
+            queries = q.new_zeros((used, heads, dim))
+            queries[plan.rows] = q
+        kv_heads = keys.shape[1]
+        # the query heads of one key/value head attend together, as one query block,
+        # so each sequence's keys and values are read once per step, not once per query head
+        out = functional.scaled_dot_product_attention(
+            queries.view(used, kv_heads, heads // kv_heads, dim),
+            keys[:used, :, : self.longest].to(q.dtype),
+            values[:used, :, : self.longest].to(q.dtype),
+            attn_mask=self.mask.to(q.dtype),
+            scale=scale,
+        ).reshape(used, heads, dim)
+        return out if plan.identity else out[plan.rows]

@@ -1,0 +1,153 @@
+"""``DecodeKVCache`` against attention computed straight from the pages.
+
+A random walk over a small paged pool: sequences join (some sharing
+another's leading pages, some on pages a finished sequence just freed),
+finish, get extended by prefill steps and decode together, in shuffled
+order. After every decode step each layer's output must equal SDPA over
+the keys and values that the pages hold for that sequence.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+import torch
+from torch.nn import functional
+
+from sglang.srt.layers.attention.decode_cache import DecodeKVCache
+
+HEADS, KV_HEADS, DIM, LAYERS = 4, 2, 8, 2
+
+
+@dataclass
+class Seq:
+    pages: list[int]
+    length: int
+
+
+class World:
+    """A paged pool of random keys and values, and the sequences that hold its pages."""
+
+    def __init__(self, seed: int, page_size: int, slots: int = 1024) -> None:
+        self.rng = random.Random(seed)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.ps = page_size
+        self.k = [torch.randn(slots, KV_HEADS, DIM, generator=self.gen) for _ in range(LAYERS)]
+        self.v = [torch.randn(slots, KV_HEADS, DIM, generator=self.gen) for _ in range(LAYERS)]
+        self.free = list(range(slots // page_size))
+        self.seqs: list[Seq] = []
+        self.cache = DecodeKVCache(page_size, torch.device("cpu"))
+
+    def write(self, seq: Seq, start: int, end: int) -> None:
+        """Give *seq* pages up to *end* and fresh random K/V for positions ``[start, end)``."""
+        while len(seq.pages) * self.ps < end:
+            seq.pages.append(self.free.pop())  # LIFO: freed pages come straight back
+        for pos in range(start, end):
+            slot = seq.pages[pos // self.ps] * self.ps + pos % self.ps
+            for layer in range(LAYERS):
+                self.k[layer][slot] = torch.randn(KV_HEADS, DIM, generator=self.gen)
+                self.v[layer][slot] = torch.randn(KV_HEADS, DIM, generator=self.gen)
+
+    def join(self) -> None:
+        """Prefill a new sequence (sharing whole leading pages of another one, sometimes)."""
+        shared: list[int] = []
+        if self.seqs and self.rng.random() < 0.5:
+            other = self.rng.choice(self.seqs)
+            shared = other.pages[: self.rng.randint(0, (other.length - 1) // self.ps)]
+        seq = Seq(list(shared), len(shared) * self.ps)
+        end = seq.length + self.rng.randint(1, 20)
+        written = self._pages_from(seq, seq.length, end)
+        self.cache.invalidate(written)
+        self.seqs.append(seq)
+
+    def _pages_from(self, seq: Seq, start: int, end: int) -> set[int]:
+        self.write(seq, start, end)
+        seq.length = end
+        return set(seq.pages[start // self.ps : -(-end // self.ps)])
+
+    def finish(self) -> None:
+        """End one sequence and free the pages no other sequence uses."""
+        seq = self.seqs.pop(self.rng.randrange(len(self.seqs)))
+        in_use = {page for other in self.seqs for page in other.pages}
+        self.free.extend(page for page in seq.pages if page not in in_use)
+
+    def decode(self) -> None:
+        """Append one token to every sequence, in shuffled order, and check every layer."""
+        self.rng.shuffle(self.seqs)
+        for seq in self.seqs:
+            self.write(seq, seq.length, seq.length + 1)
+            seq.length += 1
+        tables = [list(s.pages) for s in self.seqs]
+        lens = [s.length for s in self.seqs]
+        self.cache.begin(tables, lens)
+        slots = torch.tensor(
+            [
+                s.pages[(s.length - 1) // self.ps] * self.ps + (s.length - 1) % self.ps
+                for s in self.seqs
+            ]
+        )
+        for layer in range(LAYERS):
+            q = torch.randn(len(self.seqs), HEADS, DIM, generator=self.gen)
+            new = (self.k[layer][slots], self.v[layer][slots])
+            out = self.cache.attend(layer, q, (self.k[layer], self.v[layer]), new, DIM**-0.5)
+            for i, seq in enumerate(self.seqs):
+                pos = torch.arange(seq.length)
+                seq_slots = torch.tensor(seq.pages)[pos // self.ps] * self.ps + pos % self.ps
+                keys = self.k[layer][seq_slots].transpose(0, 1).unsqueeze(0)
+                values = self.v[layer][seq_slots].transpose(0, 1).unsqueeze(0)
+                want = functional.scaled_dot_product_attention(
+                    q[i].unsqueeze(0).unsqueeze(2), keys, values, scale=DIM**-0.5, enable_gqa=True
+                )
+                torch.testing.assert_close(out[i], want[0, :, 0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("page_size", [1, 4])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_decode_attention_equals_attention_over_the_pages(seed: int, page_size: int) -> None:
+    world = World(seed, page_size)
+    for _ in range(3):
+        world.join()
+    for _ in range(40):
+        roll = world.rng.random()
+        if roll < 0.15 and len(world.seqs) > 1:
+            world.finish()
+        elif roll < 0.35 and len(world.seqs) < 8:
+            world.join()
+        world.decode()
+
+
+def test_rows_survive_prefills_of_other_sequences_and_finishes() -> None:
+    world = World(3, 1)
+    for _ in range(4):
+        world.join()
+    world.decode()
+    assert world.cache.live_rows == 4
+    world.join()  # a prefill of another sequence keeps the four rows
+    assert world.cache.live_rows == 4
+    world.finish()
+    world.decode()  # the finished one's row is dropped, the new one gets a row
+    assert world.cache.live_rows == 4
+
+
+def test_a_row_whose_pages_are_rewritten_is_dropped() -> None:
+    world = World(4, 2)
+    world.join()
+    world.decode()
+    seq = world.seqs[0]
+    world.cache.invalidate({seq.pages[0]})
+    assert world.cache.live_rows == 0
+    world.decode()  # gathered again from the pages: still right
+    assert world.cache.live_rows == 1
+
+
+def test_a_sequence_whose_leading_pages_changed_is_gathered_again() -> None:
+    world = World(5, 1)
+    world.join()
+    world.decode()
+    seq = world.seqs[0]
+    replacement = world.free.pop()  # the prefix cache swapped its first page for another
+    world.write(Seq([replacement], 0), 0, 1)
+    seq.pages[0] = replacement
+    world.decode()
