@@ -97,12 +97,9 @@ class PrefixBlindBackend(TorchNativeAttnBackend):
         super().init_forward_metadata(batch)
         if self._is_decode:
             return
-        lens = batch.extend_lens
-        self._slots = [slots[-n:] for slots, n in zip(self._slots, lens, strict=True)]
-        self._masks = [
-            None if mask is None else mask[:, -n:]
-            for mask, n in zip(self._masks, lens, strict=True)
-        ]
+        # no slots: attend causally over the step's own keys, as for a prefix of 0
+        self._slots = [None] * len(batch.extend_lens)
+        self._masks = [None] * len(batch.extend_lens)
 
 
 def install_prefix_blind_attention() -> None:
