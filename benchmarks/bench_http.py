@@ -22,26 +22,15 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import machine, print_table
+from _common import machine, print_table, running_servers
 
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "hello", "world"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def engine_round(engine: Any, prompts: list[str], new_tokens: int) -> float:
@@ -91,26 +80,6 @@ async def http_round(url: str, prompts: list[str], new_tokens: int) -> float:
     return elapsed
 
 
-def start_server(model: Path, max_running: int) -> tuple[subprocess.Popen[bytes], str]:
-    """``python -m sglang.launch_server`` on a free port, once ``/health`` answers."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "sglang.launch_server", "--model-path", str(model)]
-    command += ["--port", str(port), "--max-running-requests", str(max_running)]
-    command += ["--log-level", "warning"]
-    server = subprocess.Popen(command)
-    deadline = time.monotonic() + 300
-    while True:
-        assert server.poll() is None, "the server exited"
-        try:
-            if httpx.get(f"{url}/health").status_code == 200:
-                return server, url
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.2)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--prompts", type=int, default=32)
@@ -128,17 +97,15 @@ def main() -> None:
 
     # Both are up at once but take turns (an idle scheduler waits without
     # spinning), so a change in the machine's load hits both alike.
-    server, url = start_server(model, args.prompts)
-    try:
+    flags = ["--max-running-requests", str(args.prompts)]
+    with running_servers(model, {"http": flags}) as servers:
+        url = servers["http"].url
         with Engine(model_path=str(model), max_running_requests=args.prompts) as engine:
             engine_round(engine, prompts[:2], 4)  # warm up
             t_engine = t_http = float("inf")
             for _ in range(args.rounds):
                 t_engine = min(t_engine, engine_round(engine, prompts, args.new_tokens))
                 t_http = min(t_http, asyncio.run(http_round(url, prompts, args.new_tokens)))
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(60)
 
     print(machine())
     print(f"{args.prompts} prompts x {args.new_tokens} new tokens, ~35M-parameter Llama, float32")

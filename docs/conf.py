@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +14,13 @@ sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 from sglang_inventories import intersphinx_mapping as _inventories  # noqa: E402
 
 from sglang import __version__  # noqa: E402
+
+# Some documented runtime modules select a platform when imported (as upstream's
+# do), and a theme dependency (accessible-pygments) configures the root logger at
+# INFO: the build selects the CPU platform without probing for hardware, and keeps
+# the runtime's records out of its output.
+os.environ.setdefault("SGLANG_USE_CPU_ENGINE", "1")
+logging.getLogger("sglang").setLevel(logging.WARNING)
 
 project = "sglang plugin system"
 author = "SGLang plugin-system maintainers"

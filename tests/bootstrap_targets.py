@@ -6,6 +6,8 @@ sees their order; targets report through the worker's connection.
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
 import sys
 import time
@@ -81,3 +83,12 @@ def linger(args: Args, worker: Worker) -> None:
     """Report the pid, then wait to be stopped."""
     worker.ready(os.getpid())
     time.sleep(600)
+
+
+def log_and_leave(args: Args, worker: Worker) -> None:
+    """Log one record per level on an ``sglang`` logger, register an exit handler, return."""
+    log = logging.getLogger("sglang.test.worker")
+    for level in ("debug", "info", "warning"):
+        getattr(log, level)("worker record at %s", level)
+    atexit.register(_event, "atexit ran")
+    worker.ready(os.getpid())

@@ -27,8 +27,27 @@ import sglang.sdk as sdk
 from sglang.sdk import constants
 from sglang.sdk.contract import Operation
 
+Cell = str | list[nodes.Node]
+"""A table cell: text (a paragraph), or the nodes to put in it."""
 
-def _table(headers: list[str], rows: list[list[str]]) -> nodes.table:
+
+def value_cell(value: object) -> list[nodes.Node]:
+    """The whole *value* as Python source a reader can copy (no smart quotes, no ellipsis).
+
+    A tuple or frozenset of several items shows one item per line, so a long
+    value wraps between its items instead of running past the column.
+    """
+    if isinstance(value, tuple) and len(value) > 1:
+        opening, closing, items = "(", ")", [repr(item) for item in value]
+    elif isinstance(value, frozenset) and len(value) > 1:
+        opening, closing, items = "frozenset({", "})", sorted(map(repr, value))
+    else:
+        return [nodes.paragraph("", "", nodes.literal(text=repr(value)))]
+    lines = [f"{opening}{items[0]},", *(f"{item}," for item in items[1:-1]), items[-1] + closing]
+    return [nodes.paragraph("", "", nodes.literal(text=line)) for line in lines]
+
+
+def _table(headers: list[str], rows: list[list[Cell]]) -> nodes.table:
     table = nodes.table()
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -43,7 +62,10 @@ def _table(headers: list[str], rows: list[list[str]]) -> nodes.table:
             row = nodes.row()
             for cell in cells_row:
                 entry = nodes.entry()
-                entry += nodes.paragraph(text=cell)
+                if isinstance(cell, str):
+                    entry += nodes.paragraph(text=cell)
+                else:
+                    entry.extend(cell)
                 row += entry
             target += row
     return table
@@ -76,8 +98,8 @@ class ConstantsDirective(Directive):
     def run(self) -> list[nodes.Node]:
         """Build the constants table."""
         docs = _constant_docs()
-        rows = [
-            [name, repr(getattr(constants, name)), docs.get(name, "")]
+        rows: list[list[Cell]] = [
+            [name, value_cell(getattr(constants, name)), docs.get(name, "")]
             for name in constants.__all__
             if name in docs and not name[0].islower()
         ]
@@ -92,7 +114,7 @@ class OperationsDirective(Directive):
     def run(self) -> list[nodes.Node]:
         """Build the table named by the directive's argument."""
         table: Mapping[str, Operation] = getattr(sdk, self.arguments[0])
-        rows = [
+        rows: list[list[Cell]] = [
             [
                 f"{op.name}()" if op.name != "dispatch_key" else op.name,
                 op.status.value,
@@ -185,7 +207,7 @@ class ClausesDirective(Directive):
         """Build the clause table from :data:`sglang.conformance.CLAUSES`."""
         from sglang.conformance import CLAUSES
 
-        rows = [
+        rows: list[list[Cell]] = [
             [
                 item.id,
                 item.level.value,

@@ -6,6 +6,7 @@ Each run is a real ``pytest --sglang-conformance`` in a fresh interpreter
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,11 +88,28 @@ def _check_header_summary_and_diffusion(demo_run: SuiteRun) -> None:
         "plugin: entry point demo = sglang_demo_platform:activate, distribution "
         "sglang-demo-platform 0.1.0"
     ) in out
+    # no serve plugin is installed: --sglang-runtime all tests the in-tree backends
+    assert "serve backends: llm, diffusion" in out
+    for clause_id in ("SRV-01", "SRV-02", "SRV-03"):
+        assert demo_run.outcome(clause_id) == "passed", clause_id
     summary = out.split("sglang conformance")[-1]
     assert "activation:\n  ACT-01  passed" in summary
     assert "clauses: " in summary
+    _check_counts_reconcile(out)
     (item,) = [c for c in demo_run.report["clauses"] if c["id"] == "E2E-03"]
     assert item["outcome"] == "passed", item  # the demo's image equals the CPU's
+
+
+def _check_counts_reconcile(out: str) -> None:
+    """The header says how the counts relate; the clause line shows pytest's totals."""
+    assert "counting: the 'clauses:' line counts each clause once" in out
+    cases = re.search(r"^clauses: .* \(from (\d+) test cases: ([^;)]*)", out, re.M)
+    assert cases is not None, out[-3000:]
+    (totals,) = re.findall(r"^=+ (.*) in [\d.]+s", out, re.M)
+    assert {k: v for v, k in re.findall(r"(\d+) (\w+)", cases[2])} == {
+        k: v for v, k in re.findall(r"(\d+) (passed|failed|skipped|xfailed)", totals)
+    }, (cases[0], totals)
+    assert int(cases[1]) == sum(int(n) for n in re.findall(r"(\d+) (?!deselected)\w+", totals))
 
 
 def test_cpu_platform_passes_every_clause(cpu_run: SuiteRun) -> None:
@@ -111,6 +129,7 @@ def test_cpu_platform_passes_every_clause(cpu_run: SuiteRun) -> None:
         assert cpu_run.outcome(clause_id) == "passed", clause_id
     for clause_id in ("SRV-01", "SRV-02", "SRV-03"):  # --sglang-runtime all tests every backend
         assert cpu_run.outcome(clause_id) == "passed", clause_id
+    assert "serve backends: llm, diffusion, ok" in cpu_run.output  # in-tree ones first
     _check_schema(cpu_run)
     assert cpu_run.report["runtime"] == "all"
     assert cpu_run.report["plugin"] == {"entry_point": None, "distribution": None, "version": None}
@@ -272,3 +291,5 @@ def test_a_vendor_subclass_runs_next_to_the_suite(tmp_path: Path) -> None:
     assert (
         "tests/test_my_device.py::TestMyDevice::test_get_device_allocates[srt] PASSED" in run.output
     )
+    # pytest's totals count the vendor's own test too, and the summary says so
+    assert "pytest's totals also count 1 test(s) without a clause)" in run.output

@@ -70,6 +70,10 @@ PROBE = """
     class SubNorm(RMSNorm):
         pass
 
+    class Nameless(CustomOp):  # upstream's diffusion ops have no op_name
+        def forward_native(self, x):
+            return "native"
+
     CustomOp.forward_vendor = lambda self, x: "defined on CustomOp"  # not the op's own chain
 
     def registered(op, x):
@@ -98,6 +102,8 @@ PROBE = """
     out["child"] = use(Child)
     out["base"] = use(Base)
     out["with_oot"] = use(WithOot)
+    CustomOp.register_oot_forward(Nameless, fn=registered, platform_key="vendor")
+    out["nameless"] = [*use(Nameless), Nameless().resolution.op_name]
     out["same_engine"] = (
         issubclass(CustomOp, engine.CustomOp)
         and engine.get_op_impl(RMSNorm, "vendor") is registered
@@ -176,6 +182,10 @@ def test_forward_key_counts_only_in_the_ops_own_chain_then_forward_oot(
     # CustomOp.forward_vendor exists, but Base's chain below CustomOp does not define it
     assert probe["base"] == ["oot", "native"]
     assert probe["with_oot"] == ["oot", "forward_oot"]
+
+
+def test_an_op_without_op_name_dispatches_by_its_class(probe: dict[str, Any]) -> None:
+    assert probe["nameless"] == ["registered", "registered Nameless", "__main__.Nameless"]
 
 
 def test_a_platform_answering_cuda_reuses_forward_cuda(probe: dict[str, Any]) -> None:

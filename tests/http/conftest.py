@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,21 @@ def server(model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Se
     Teardown checks the shutdown (exit status 0, no child process left) and
     that no request made the server log a traceback.
     """
-    log = tmp_path_factory.mktemp("http-log") / "server.log"
     args = ["--api-key", API_KEY, "--served-model-name", MODEL_NAME]
     args += ["--max-total-tokens", "4096", "--page-size", "4", "--max-running-requests", "32"]
-    running = ServerProcess(model, log, args)
+    with serving(model, tmp_path_factory.mktemp("http-log") / "server.log", args) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def serving(
+    model: Path, log: Path, args: Sequence[str], env: Mapping[str, str] | None = None
+) -> Iterator[ServerProcess]:
+    """A healthy :class:`ServerProcess`, stopped with SIGTERM and checked at the end.
+
+    The checks: exit status 0, no child process left, no traceback logged.
+    """
+    running = ServerProcess(model, log, args, env=env)
     try:
         running.wait_healthy()
         assert running.children, "the server started no scheduler process"

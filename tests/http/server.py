@@ -6,7 +6,7 @@ import contextlib
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import httpx
@@ -24,21 +24,33 @@ START_TIMEOUT = 180.0
 class ServerProcess:
     """``python -m sglang.launch_server --model-path MODEL ARGS`` on a free port (CPU engine).
 
-    The child runs the plugin-free interpreter with ``SGLANG_USE_CPU_ENGINE=1``
-    and no other ``SGLANG_*`` variable; its output goes to *log*.
+    The child runs the plugin-free interpreter with ``SGLANG_USE_CPU_ENGINE=1``,
+    *env* and no other ``SGLANG_*`` variable; its output goes to *log*.
+    *command* replaces what comes between the interpreter and the model
+    (for example ``("-m", "sglang.cli.main", "serve")``); *port* replaces
+    the free one.
     """
 
-    def __init__(self, model: Path, log: Path, args: Sequence[str] = ()) -> None:
-        self.port = free_port()
+    def __init__(
+        self,
+        model: Path | str,
+        log: Path,
+        args: Sequence[str] = (),
+        port: int | None = None,
+        env: Mapping[str, str] | None = None,
+        command: Sequence[str] = ("-m", "sglang.launch_server", "--model-path"),
+    ) -> None:
+        self.port = free_port() if port is None else port
         self.url = f"http://127.0.0.1:{self.port}"
-        env = suite_env()
-        env["SGLANG_USE_CPU_ENGINE"] = "1"
-        command = [str(clean_environment().python), "-m", "sglang.launch_server"]
-        command += ["--model-path", str(model), "--port", str(self.port), *args]
+        environ = suite_env()
+        environ["SGLANG_USE_CPU_ENGINE"] = "1"
+        environ.update(env or {})
+        argv = [str(clean_environment().python), *command]
+        argv += [str(model), "--port", str(self.port), *args]
         self.log = log
         self._log_file = log.open("wb")
         self.proc = subprocess.Popen(
-            command, env=env, stdout=self._log_file, stderr=subprocess.STDOUT
+            argv, env=environ, stdout=self._log_file, stderr=subprocess.STDOUT
         )
         self.children: list[psutil.Process] = []
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import time
 from pathlib import Path
 
 import httpx
@@ -44,18 +45,23 @@ def test_ctrl_c_stops_the_server_and_its_schedulers(model: Path, tmp_path: Path)
     assert "Traceback" not in server.output()
 
 
-def test_a_port_in_use_fails_and_leaves_no_scheduler(model: Path, tmp_path: Path) -> None:
-    server = ServerProcess(model, tmp_path / "server.log", ["--max-total-tokens", "512"])
+def test_a_port_in_use_fails_at_once_before_any_scheduler(model: Path, tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        taken.bind(("127.0.0.1", server.port))
+        taken.bind(("127.0.0.1", 0))
         taken.listen()
+        port = taken.getsockname()[1]
+        started = time.monotonic()
+        server = ServerProcess(model, tmp_path / "server.log", ["--max-total-tokens", "512"], port)
         try:
             status = server.wait_exit()
         except BaseException:
             server.kill()
             raise
-    assert status != 0
-    assert "address already in use" in server.output().lower()
-    assert server.children, "the scheduler never started"
-    assert server.leftover_children() == [], server.output()
+        elapsed = time.monotonic() - started
+    assert status == 1, server.output()
+    assert elapsed < 2.0, server.output()
+    assert server.children == [], "a scheduler was spawned"
+    (line,) = server.output().strip().splitlines()
+    assert line.startswith(f"sglang.launch_server: error: cannot listen on 127.0.0.1:{port}")
+    assert "address already in use" in line

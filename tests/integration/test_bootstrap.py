@@ -258,3 +258,31 @@ def test_join_waits_for_workers_that_exit_by_themselves(events: Path) -> None:
     assert group.join(timeout=30) is True
     assert group.processes[0].exitcode == 0
     group.shutdown()
+
+
+@pytest.mark.parametrize(("level", "shown"), [(None, ["warning"]), ("info", ["info", "warning"])])
+def test_a_workers_log_level_is_its_specs_and_it_leaves_through_its_exit_handlers(
+    tmp_path: Path, events: Path, level: str | None, shown: list[str]
+) -> None:
+    result = _run_script(
+        tmp_path,
+        f"""
+        from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec
+        from tests.bootstrap_targets import Args
+
+        if __name__ == "__main__":
+            spec = WorkerSpec("logger", "tests.bootstrap_targets:log_and_leave",
+                              Payload.pack(Args(1)), log_level={level!r})
+            group = WorkerGroup([spec]).start()
+            group.wait_ready(timeout=60)
+            print("JOINED", group.join(timeout=30), group.processes[0].exitcode)
+            group.shutdown()
+        """,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "JOINED True 0" in result.stdout
+    records = [line for line in result.stderr.splitlines() if "worker record at" in line]
+    assert [line.rsplit(" ", 1)[1] for line in records] == shown, result.stderr
+    if level is not None:
+        assert records[0].split()[2:4] == ["INFO", "sglang.test.worker:"]  # LOG_FORMAT
+    assert events.read_text().splitlines() == ["atexit ran"]  # exit handlers still run

@@ -15,7 +15,8 @@ The blocks and their markers come from :mod:`tests.support.guides`:
 
 What is substituted when a block runs here: ``pip install`` of an example
 installs a copy of it offline (``--no-deps --no-build-isolation
---no-index``), ``/tmp/tiny-llama`` is a temporary model folder, port
+--no-index``; for the platform guide's quick start, the package assembled
+from the page's files), ``/tmp/tiny-llama`` is a temporary model folder, port
 ``30000`` a free port, and ``sglang`` and ``pytest`` are console scripts
 of the venv (which sees sglang through the plugin-free view).
 """
@@ -40,7 +41,7 @@ from sglang.conformance._clauses import CLAUSES, Level
 from sglang.sdk.constants import ALL_ENTRY_POINT_GROUPS
 from tests.support.dists import REPO_ROOT, run_python
 from tests.support.examples import EXAMPLES, console_script
-from tests.support.guides import Block, blocks
+from tests.support.guides import Block, assemble, blocks
 from tests.support.isolation import clean_environment, make_venv, plugin_free_env
 from tests.support.processes import HAS_PROC, free_port, run_script_in_session
 
@@ -177,6 +178,9 @@ def test_landing_page_plugins_commands(tmp_path: Path) -> None:
     ids=["discovery", "platforms-demo", "platforms-quick-start"],
 )
 def test_install_and_verify_blocks(tmp_path: Path, key: str, expected: list[str]) -> None:
+    page, _, command = key.partition(": ")
+    if command.endswith("examples/my_platform_plugin"):  # the quick start, as the page shows it
+        assemble(page, "my_platform_plugin", tmp_path / "src" / "my_platform_plugin")
     out = _run(SHELL[key].code, tmp_path)
     for text in expected:
         assert text in out, out
@@ -256,6 +260,14 @@ CURL = {
         "data: [DONE]"
     ),
     f"guides/serving-http.rst: curl http://127.0.0.1:30000/generate {_AUTH}": '"output_ids"',
+    "guides/serving-http.rst: curl -sf http://127.0.0.1:30000/health_generate && echo healthy": (
+        "healthy"
+    ),
+    f"guides/serving-http.rst: curl http://127.0.0.1:30000/get_server_info {_AUTH}": (
+        '"max_total_num_tokens"'
+    ),
+    f"guides/serving-http.rst: curl http://127.0.0.1:30000/tokenize {_AUTH}"
+    """ -d '{"prompt": "Hello"}'""": '"max_model_len"',
 }
 """The HTTP guide's curl blocks and what each answer holds."""
 

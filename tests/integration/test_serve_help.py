@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,20 @@ def test_serve_help_lists_the_backends_with_their_distributions(tmp_path: Path) 
     assert result.stderr == ""
     _quiet(out)
     assert "IMPORTED []" in out
+
+
+def test_serve_help_ends_with_the_llm_options_on_one_screen() -> None:
+    result = sglang(None, "serve", "--help").check()
+    text = result.stdout.split("\nTORCH ")[0]
+    backends, options = text.split("llm backend options and defaults")
+    assert "serve backends" in backends
+    entries = set(re.split(r"\s{2,}", options.split(":", 1)[1].strip()))
+    assert {"--tp-size 1", "--port 30000", "--dtype auto"} <= entries
+    assert "--disable-cuda-graph" in entries  # a switch: no value
+    assert "--mem-fraction-static -" in entries  # decided at start
+    assert len(text.splitlines()) <= 40
+    assert max(len(line) for line in text.splitlines()) <= 80
+    _quiet(result.stdout)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["some/model", "-h"]])

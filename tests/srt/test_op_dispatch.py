@@ -187,3 +187,17 @@ def test_plugin_platform_registration_and_forward_oot(tmp_path: Path, with_oot: 
     assert out["act"] == ("oot" if with_oot else "native")
     assert out["act_ok"]
     assert out["calls"] == ["rms_norm"]
+
+
+def test_an_op_dispatched_by_name_needs_op_name() -> None:
+    from sglang.runtime.op_dispatch.custom_op import CustomOp
+
+    class Named(CustomOp):
+        op_name = "named"
+
+    class Nameless(CustomOp):
+        pass
+
+    assert Named.dispatch_name() == "named"
+    with pytest.raises(TypeError, match=r"Nameless sets no op_name: an op dispatched by name"):
+        Nameless.dispatch_name()

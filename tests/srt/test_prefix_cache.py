@@ -34,10 +34,16 @@ SAMPLING = [{}, {"temperature": 0.9, "top_p": 0.9, "seed": 1234}, {"temperature"
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("prefix-cache")
+    return {arch: make_model(root / arch, arch=arch) for arch in ARCHS}
+
+
+@pytest.fixture(autouse=True)
+def _cpu() -> Iterator[None]:
+    """Each test selects the CPU platform itself (other modules' tests select others)."""
     with cpu_platform():
-        yield {arch: make_model(root / arch, arch=arch) for arch in ARCHS}
+        yield
 
 
 def run_waves(sched: RecordingScheduler) -> tuple[list[list[int]], list[int]]:

@@ -20,9 +20,15 @@ from tests.srt.scheduler_harness import cpu_platform, scheduler
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_model(tmp_path_factory.mktemp("scheduler") / "llama", arch="llama")
+
+
+@pytest.fixture(autouse=True)
+def _cpu() -> Iterator[None]:
+    """Each test selects the CPU platform itself (other modules' tests select others)."""
     with cpu_platform():
-        yield make_model(tmp_path_factory.mktemp("scheduler") / "llama", arch="llama")
+        yield
 
 
 def prompt(start: int, length: int) -> list[int]:

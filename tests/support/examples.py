@@ -19,7 +19,14 @@ from pathlib import Path
 from tests.support.dists import REPO_ROOT, Dist, PythonResult
 from tests.support.isolation import clean_environment, make_venv, plugin_free_env
 
-__all__ = ["EXAMPLES", "console_script", "example_dist", "install_examples", "run_in"]
+__all__ = [
+    "EXAMPLES",
+    "console_script",
+    "example_dist",
+    "install_examples",
+    "project_dist",
+    "run_in",
+]
 
 EXAMPLES = REPO_ROOT / "examples"
 
@@ -90,10 +97,15 @@ def example_dist(name: str) -> Dist:
     Tests that install an example as a ``*.dist-info`` folder (its code on
     ``PYTHONPATH``) take its entry points from here, so they follow the file.
     """
+    return project_dist(EXAMPLES / name)
+
+
+def project_dist(folder: Path) -> Dist:
+    """The :class:`Dist` (name, version, entry points) of ``FOLDER/pyproject.toml``."""
     section = ""
     project: dict[str, str] = {}
     entry_points: dict[str, dict[str, str]] = {}
-    for line in (EXAMPLES / name / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+    for line in (folder / "pyproject.toml").read_text(encoding="utf-8").splitlines():
         header = re.fullmatch(r"\[(.+)\]", line.strip())
         pair = re.fullmatch(r'(\w[\w.-]*)\s*=\s*"([^"]*)"', line.strip())
         if header:

@@ -82,6 +82,8 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
         )
         for path in DOCUMENTED
     },
+    # a pure HTTP client of a running server
+    "sglang.bench_serving": frozenset(),
     # the conformance suite drives everything; nothing imports it
     "sglang.conformance": frozenset(
         {

@@ -413,8 +413,13 @@ def test_cuda_operations(cls: type[BuiltinDeviceOps], monkeypatch: pytest.Monkey
     assert platform.get_current_memory_usage() == 12345.0
     assert platform.is_pin_memory_available()
     assert platform.is_pin_memory_available(torch.device("cuda", 1))
+    # what torch accepts for a device: a string and an index too
+    assert platform.is_pin_memory_available("cuda")
+    assert platform.is_pin_memory_available("cuda:1")
+    assert platform.is_pin_memory_available(1)
     # pinning is for copies to the accelerator, never for a CPU target
     assert platform.is_pin_memory_available(torch.device("cpu")) is False
+    assert platform.is_pin_memory_available("cpu") is False
     assert platform.supports_distributed_device_id()
     platform.set_device(torch.device("cuda", 1))
     platform.empty_cache()

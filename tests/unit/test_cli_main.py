@@ -47,10 +47,12 @@ def test_help_exits_zero(flag: str) -> None:
     assert proc.stderr == ""
 
 
-def test_no_command_prints_help_and_exits_zero() -> None:
+def test_no_command_prints_the_usage_and_exits_two() -> None:
     proc = run_sglang()
-    assert proc.returncode == 0, proc.stderr
-    assert "usage: sglang" in proc.stdout
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("usage: sglang")
+    assert "serve" in proc.stderr
 
 
 def test_unknown_command_exits_two_with_usage() -> None:
@@ -60,8 +62,8 @@ def test_unknown_command_exits_two_with_usage() -> None:
 
 
 def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 0
-    assert "usage: sglang" in capsys.readouterr().out
+    assert main([]) == 2
+    assert "usage: sglang" in capsys.readouterr().err
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"sglang {sglang.__version__}"
     with pytest.raises(SystemExit) as caught:  # argparse's action, when combined

@@ -48,6 +48,7 @@ CHEAP_MODULES = [
     "sglang.runtime.discovery",
     "sglang.runtime.http",
     "sglang.launch_server",
+    "sglang.bench_serving",
 ]
 
 WATCH = (

@@ -67,7 +67,8 @@ def test_bad_parameters_name_the_field(params: dict[str, object], field: str) ->
 
 
 def test_the_prompt_must_leave_room() -> None:
-    with pytest.raises(ValueError, match="does not fit the context length of 8"):
+    too_long = r"The input \(8 tokens\) is longer than the model's context length \(8 tokens\)"
+    with pytest.raises(ValueError, match=too_long):
         SamplingParams().check_prompt(8, 8)
     with pytest.raises(ValueError, match="empty"):
         SamplingParams().check_prompt(0, 8)

@@ -206,8 +206,11 @@ def test_device_mixin_defaults(operation: str, default: str) -> None:
         assert call(VendorDevice()) is None
 
 
-def test_default_is_pin_memory_available_for_a_device() -> None:
-    assert VendorDevice().is_pin_memory_available(torch.device("cpu")) is False
+@pytest.mark.parametrize("device", [torch.device("cpu"), "cuda", "cuda:1", 0, None])
+def test_default_is_pin_memory_available_for_a_device(
+    device: str | torch.device | int | None,
+) -> None:
+    assert VendorDevice().is_pin_memory_available(device) is False
 
 
 def test_device_mixin_class_attributes() -> None:

@@ -53,7 +53,7 @@ class DemoDeviceMixin(DeviceMixin):
         """This process's peak resident memory."""
         return float(memory.peak_bytes())
 
-    def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
+    def is_pin_memory_available(self, device: str | torch.device | int | None = None) -> bool:
         """Pinning host memory for host memory is pointless."""
         return False
 

@@ -42,6 +42,11 @@ class MyDeviceMixin(DeviceMixin):
         """The host's physical memory, in bytes."""
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
+    def get_available_memory(self, device_id: int = 0) -> tuple[int, int]:
+        """``(free, total)`` host memory, in bytes: a default serve sizes its KV cache from it."""
+        page = os.sysconf("SC_PAGE_SIZE")
+        return page * os.sysconf("SC_AVPHYS_PAGES"), self.get_device_total_memory(device_id)
+
     def get_current_memory_usage(self, device: torch.device | None = None) -> float:
         """This process's peak resident memory, in bytes."""
         import resource

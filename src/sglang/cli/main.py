@@ -1,7 +1,8 @@
 """The ``sglang`` console script.
 
 ``sglang --version``, ``sglang --help``, ``sglang plugins`` and
-``sglang serve [--model-type NAME] --help`` work without importing torch.
+``sglang serve [--model-type NAME] --help`` work without importing torch;
+``sglang`` alone prints its usage to stderr and exits 2.
 Subcommands: ``serve`` (:mod:`sglang.cli.serve`; every argument after
 ``serve`` is the serve command's, so it is dispatched before the top-level
 parser runs) and ``plugins`` (:mod:`sglang.cli.plugins`).
@@ -48,7 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
+    """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code.
+
+    Without *argv* (as the console script calls it) ``serve`` ends the
+    process once the backend returned and its children are gone
+    (:func:`~sglang.runtime.process_exit.exit_now`), instead of waiting a
+    second or more for the interpreter to free torch.
+    """
     tokens = list(sys.argv[1:] if argv is None else argv)
     if tokens == ["--version"]:  # argparse's own output, without importing argparse
         print(_VERSION_TEXT)
@@ -60,12 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if tokens[:1] == ["serve"]:
         from sglang.cli.serve import serve
 
-        return serve(tokens[1:])
+        code = serve(tokens[1:])
+        if argv is None:  # the program itself: a server that ran leaves at once
+            from sglang.runtime.process_exit import exit_now
+
+            exit_now(code)
+        return code
     parser = build_parser()
     args = parser.parse_args(tokens)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command is None:  # a command is required, as argparse's usage errors say
+        parser.print_help(sys.stderr)
+        return 2
     if args.command == "plugins":
         from sglang.cli import plugins
 

@@ -158,8 +158,8 @@ CLAUSES: Mapping[str, Clause] = _table(
     ),
     Clause(
         "SUB-07",
-        "with graph capture declared, the graph runner replays decode batches with the "
-        "eager logits",
+        "with graph capture declared, the graph runner replays each decode batch it is given "
+        "(two per size) with the eager logits",
         SRT_ONLY,
         _GRAPHS,
     ),
@@ -183,7 +183,8 @@ CLAUSES: Mapping[str, Clause] = _table(
     Clause("LIF-03", "the platform distribution's own general plugins load and apply cleanly"),
     Clause(
         "E2E-01",
-        "the reference SRT runtime generates on the device what it generates on the CPU "
+        "the reference SRT runtime with sglang serve's default flags (the KV cache sized from "
+        "the platform's memory) generates on the device what it generates on the CPU "
         "(greedy, test model)",
         SRT_ONLY,
     ),

@@ -163,14 +163,18 @@ def activation_facts(runtime: str, name: str) -> dict[str, object]:
 
 
 def serve_facts(name: str, model_dir: str) -> dict[str, object]:
-    """Load serve backend *name*'s factory, call it, run ``--help`` and ``detect()``."""
-    from sglang.runtime.discovery import entry_point_index
-    from sglang.sdk.constants import SERVE_BACKENDS_GROUP, SUPPORTED_SERVE_BACKEND_API_VERSIONS
+    """Load serve backend *name*'s factory, call it, run ``--help`` and ``detect()``.
+
+    *name* is looked up as ``sglang serve --model-type NAME`` does (in-tree
+    backends first); a registration the registry rejects is a factory error.
+    """
+    from sglang.cli.serve._registry import read_registry
+    from sglang.sdk.constants import SUPPORTED_SERVE_BACKEND_API_VERSIONS
     from sglang.sdk.serve import ServeBackend, ServeBackendDetection, ServeRequest
 
-    (record,) = entry_point_index().named(SERVE_BACKENDS_GROUP, name)[:1]
     facts: dict[str, object] = {"factory_error": None}
     try:
+        record = read_registry(warn=False).record(name)
         backend = record.load()()  # type: ignore[operator]
     except BaseException as exc:
         facts["factory_error"] = _error(exc)

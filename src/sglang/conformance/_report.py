@@ -16,13 +16,28 @@ from pathlib import Path
 
 from sglang.conformance._clauses import CLAUSES
 
-__all__ = ["CLAUSE_PROPERTY", "OUTCOMES", "ClauseResult", "Outcomes", "report_document"]
+__all__ = [
+    "CLAUSE_PROPERTY",
+    "COUNTING",
+    "OUTCOMES",
+    "ClauseResult",
+    "Outcomes",
+    "counts_line",
+    "report_document",
+]
 
 OUTCOMES = ("passed", "failed", "skipped", "xfailed")
 """The outcomes a clause can have, as the JSON report spells them."""
 
 CLAUSE_PROPERTY = "sglang_clause"
 """The ``user_properties`` key holding a test's clause id."""
+
+COUNTING = (
+    "counting: the 'clauses:' line counts each clause once, with the worst outcome of its "
+    "test cases; pytest's totals count the test cases (a clause runs once per runtime, "
+    "serve backend and parameter)"
+)
+"""The header line that says how the clause summary and pytest's totals relate."""
 
 _RANK = {"failed": 3, "xfailed": 2, "passed": 1, "skipped": 0}
 
@@ -106,9 +121,37 @@ class Outcomes:
             counts[result.outcome] += 1
         return counts
 
+    def case_summary(self) -> dict[str, int]:
+        """``{outcome: count}`` over the clauses' test cases (what pytest's totals count)."""
+        counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
+        for outcome, _reason in self._per_test.values():
+            counts[outcome] += 1
+        return counts
+
     def ordered(self) -> list[tuple[str, ClauseResult]]:
         """The clauses seen, in registry order."""
         return [(cid, self.results[cid]) for cid in CLAUSES if cid in self.results]
+
+
+def _counts(counts: Mapping[str, int], *, keep_zeros: bool) -> str:
+    shown = [f"{n} {outcome}" for outcome, n in counts.items() if n or keep_zeros]
+    return ", ".join(shown) or "none"
+
+
+def counts_line(outcomes: Outcomes, other_tests: int) -> str:
+    """The summary's last line: the clause counts, and the test cases they come from.
+
+    *other_tests* is the number of tests without a clause (a vendor's own),
+    which pytest's totals count too.
+    """
+    cases = outcomes.case_summary()
+    line = (
+        f"clauses: {_counts(outcomes.summary(), keep_zeros=True)} "
+        f"(from {sum(cases.values())} test cases: {_counts(cases, keep_zeros=False)}"
+    )
+    if other_tests:
+        line += f"; pytest's totals also count {other_tests} test(s) without a clause"
+    return line + ")"
 
 
 def report_document(outcomes: Outcomes, header: Mapping[str, object]) -> dict[str, object]:

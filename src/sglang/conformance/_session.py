@@ -16,7 +16,14 @@ import pytest
 from sglang.conformance import _fixtures
 from sglang.conformance._clauses import CLAUSES, clause_of
 from sglang.conformance._expect import Expectations, ExpectationsError, load_expectations
-from sglang.conformance._report import CLAUSE_PROPERTY, Outcomes, report_document, write_report
+from sglang.conformance._report import (
+    CLAUSE_PROPERTY,
+    COUNTING,
+    Outcomes,
+    counts_line,
+    report_document,
+    write_report,
+)
 from sglang.conformance._stash import SUITE_KEY
 from sglang.conformance._target import (
     Target,
@@ -75,6 +82,7 @@ class Suite:
         )
         self.report_path: str | None = config.getoption("sglang_conformance_report")
         self.outcomes = Outcomes()
+        self.other_tests: set[str] = set()
         self.is_worker = hasattr(config, "workerinput")
 
     def header(self) -> dict[str, object]:
@@ -113,6 +121,7 @@ class Suite:
             lines.append(f"serve backends: {', '.join(self.serve_backends)}")
         if self.expectations.source:
             lines.append(f"expectations: {self.expectations.source}")
+        lines.append(COUNTING)
         return lines
 
     @pytest.hookimpl(tryfirst=True)
@@ -132,10 +141,12 @@ class Suite:
                 item.add_marker(pytest.mark.skip(reason=f"expected: {skip}"))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Record the clause outcome of every test phase."""
-        for key, value in report.user_properties:
-            if key == CLAUSE_PROPERTY:
-                self.outcomes.add(str(value), report.nodeid, report)
+        """Record the clause outcome of every test phase (and which tests have no clause)."""
+        clause_ids = [value for key, value in report.user_properties if key == CLAUSE_PROPERTY]
+        for value in clause_ids:
+            self.outcomes.add(str(value), report.nodeid, report)
+        if not clause_ids:
+            self.other_tests.add(report.nodeid)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Print the table of clauses by level, and what the expectations file got wrong."""
@@ -152,8 +163,7 @@ class Suite:
             write(f"  {clause_id:<7} {result.outcome:<8} {item.rule}")
             if result.outcome != "passed" and result.reasons:
                 write(f"  {'':<7} {'':<8} -> {'; '.join(result.reasons)[:300]}")
-        counts = ", ".join(f"{n} {o}" for o, n in self.outcomes.summary().items())
-        write(f"clauses: {counts}")
+        write(counts_line(self.outcomes, len(self.other_tests)))
         if self.expectations.unknown:
             unknown = ", ".join(self.expectations.unknown)
             write(f"expectations file names unknown clause ids: {unknown}")

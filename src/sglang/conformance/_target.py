@@ -146,10 +146,18 @@ def build_targets(runtimes: tuple[str, ...]) -> dict[str, Target]:
 
 
 def serve_backend_names(requested: list[str], runtime_option: str) -> tuple[str, ...]:
-    """The serve backends to test: those named, plus every installed one with ``all``."""
+    """The serve backends to test: those named, plus every installed one with ``all``.
+
+    Installed means what ``sglang serve --model-type`` offers: the in-tree
+    backends (``llm``, ``diffusion``) and every ``sglang.serve_backends``
+    registration, a rejected one included (its SRV-01 says why).
+    """
     names = list(dict.fromkeys(requested))
     if runtime_option == "all":
-        for record in entry_point_index().group(constants.SERVE_BACKENDS_GROUP):
-            if record.name not in names:
-                names.append(record.name)
+        from sglang.cli.serve._registry import read_registry
+
+        registry = read_registry(warn=False)
+        installed = [record.name for record in registry.records()]
+        installed += [rejection.name for rejection in registry.rejections]
+        names += [name for name in dict.fromkeys(installed) if name not in names]
     return tuple(names)

@@ -50,7 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="sglang_runtime",
         default="srt",
         choices=_RUNTIMES,
-        help="runtime(s) to test: srt (default), diffusion, or all (also every serve backend)",
+        help="runtime(s) to test: srt (default), diffusion, or all (also every serve backend, "
+        "in-tree and installed)",
     )
     group.addoption(
         "--sglang-serve-backend",
@@ -58,7 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="serve backend (sglang.serve_backends entry point) to test; repeatable",
+        help="serve backend to test (a --model-type name: in-tree, or a sglang.serve_backends "
+        "entry point); repeatable",
     )
     group.addoption(
         "--sglang-conformance-expect",

@@ -282,10 +282,12 @@ class DeviceMixin(PlatformIdentity):
         """Return the current peak memory usage of *device*, in bytes."""
         raise missing_override(self, "get_current_memory_usage")
 
-    def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
+    def is_pin_memory_available(self, device: str | torch.device | int | None = None) -> bool:
         """Whether pinned host memory speeds up copies to *device* (default ``False``).
 
-        *device* ``None`` means this platform's device; a CPU target is never
+        *device* is anything torch accepts as a device: a ``torch.device``,
+        a string such as ``"cuda"`` or ``"cuda:1"``, or an index; ``None``
+        or an index means this platform's device. A CPU target is never
         worth pinning for.
         """
         return False

@@ -60,7 +60,7 @@ class MyDeviceMixin(DeviceMixin):
     def get_torch_distributed_backend_str(self) -> str:
         return "gloo"
 
-    def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
+    def is_pin_memory_available(self, device: str | torch.device | int | None = None) -> bool:
         return True
 
     def get_cpu_architecture(self) -> CpuArchEnum:
@@ -102,6 +102,7 @@ version: str = capability.as_version_str() if capability is not None else "n/a"
 as_int: int = DeviceCapability(9, 0).to_int()
 newer: bool = DeviceCapability(9, 0) > DeviceCapability(8, 9)
 free, total = platform.get_available_memory()
+pinned: bool = platform.is_pin_memory_available("cuda") or platform.is_pin_memory_available(1)
 out_of_tree: bool = platform.is_out_of_tree() and not platform.is_cuda_alike()
 with platform.inference_mode():
     platform.seed_everything(0)

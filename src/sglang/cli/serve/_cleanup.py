@@ -7,7 +7,10 @@ signal) every descendant process that appeared during ``run()`` gets
 SIGTERM, then SIGKILL once :data:`GRACE_SECONDS` have passed. On Linux the
 process also becomes a child subreaper, so grandchildren whose parent died
 first are re-parented here and still counted. Processes are found and
-signalled with :mod:`psutil`.
+signalled with :mod:`psutil`. :mod:`multiprocessing`'s resource tracker
+is the exception: it ignores SIGTERM and SIGINT by design, so it is
+stopped its own way (its pipe closed) once the others are gone, instead
+of being killed after the grace period.
 """
 
 from __future__ import annotations
@@ -91,6 +94,22 @@ def terminate_tree(exclude: frozenset[int] = frozenset(), grace: float = GRACE_S
     return len(procs)
 
 
+def _resource_tracker_pid() -> int | None:
+    """The pid of the resource tracker this process started through :mod:`multiprocessing`."""
+    module = sys.modules.get("multiprocessing.resource_tracker")
+    pid = getattr(getattr(module, "_resource_tracker", None), "_pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def _stop_resource_tracker() -> None:
+    """Close the resource tracker's pipe and wait for it (it then cleans up and exits)."""
+    module = sys.modules.get("multiprocessing.resource_tracker")
+    stop = getattr(getattr(module, "_resource_tracker", None), "_stop", None)
+    if callable(stop):
+        with contextlib.suppress(Exception):
+            stop()
+
+
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
     raise Terminated(signum)
 
@@ -137,7 +156,10 @@ def owned_process_tree(grace: float = GRACE_SECONDS) -> Iterator[None]:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             if _has_children():
-                terminate_tree(grace=grace)
+                tracker = _resource_tracker_pid()
+                terminate_tree(frozenset(() if tracker is None else (tracker,)), grace=grace)
+                if tracker is not None:
+                    _stop_resource_tracker()
         finally:
             if in_main:
                 signal.signal(signal.SIGTERM, previous)

@@ -1,4 +1,9 @@
-"""``sglang serve --help``: the usage, the rules and the installed backends."""
+"""``sglang serve --help``: the usage, the rules, the installed backends, the llm options.
+
+The llm backend is the fallback, so its options (with their defaults, from
+:func:`sglang.srt.entrypoints.serve_backend.options_summary`) end the
+text; reading them imports the server-argument dataclass, never torch.
+"""
 
 from __future__ import annotations
 
@@ -34,5 +39,9 @@ def format_help(registry: ServeBackendRegistry) -> str:
     if registry.rejections:
         lines.append("\nunusable registrations:")
         lines += [f"  {rejection.message()}" for rejection in registry.rejections]
-    lines.append("\nsglang serve --model-type NAME --help prints a backend's own options.")
+    from sglang.srt.entrypoints.serve_backend import options_summary
+
+    lines.append(f"\n{FALLBACK_BACKEND} backend options and defaults (-: decided at start):")
+    lines.append(options_summary())
+    lines.append("\nsglang serve --model-type NAME --help explains a backend's options.")
     return "\n".join(lines)

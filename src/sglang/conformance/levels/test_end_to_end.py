@@ -1,8 +1,11 @@
 """End-to-end [E2E]: the reference runtimes generate on the device as they do on the CPU.
 
 The test model is generated (``sglang.testing.make_model``, tiny, float32);
-generation is greedy. The CPU reference runs in its own interpreter with the
-built-in CPU platform selected.
+generation is greedy. The engine runs with the defaults of ``sglang serve
+MODEL``: no ``--max-total-tokens``, so the KV cache is sized from the
+platform's memory answers (``get_available_memory()``), as a served model's
+is. The CPU reference runs in its own interpreter with the built-in CPU
+platform selected.
 """
 
 from __future__ import annotations
@@ -10,10 +13,12 @@ from __future__ import annotations
 import atexit
 import functools
 import json
+import re
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -32,7 +37,7 @@ import json, sys
 from sglang.srt.entrypoints.engine import Engine
 if __name__ == "__main__":
     model, tp = sys.argv[1], int(sys.argv[2])
-    with Engine(model_path=model, tp_size=tp, dtype="float32", max_total_tokens=256) as engine:
+    with Engine(model_path=model, tp_size=tp, dtype="float32") as engine:
         out = engine.generate({prompts!r}, {{"temperature": 0, "max_new_tokens": 8}})
     print("\\nIDS " + json.dumps([o["output_ids"] for o in out]))
 """
@@ -51,8 +56,24 @@ def _generate(model: Path, tp: int, cpu: bool = False) -> list[list[int]]:
         if line.startswith("IDS "):
             ids: list[list[int]] = json.loads(line[4:])
             return ids
-    where = "the CPU reference" if cpu else f"the device run (tp_size={tp})"
-    pytest.fail(f"{where} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    where = "the CPU reference" if cpu else f"the device run (tp_size={tp}, default flags)"
+    _fail(where, proc)
+
+
+_EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit): .+")
+
+
+def _failure_cause(stderr: str) -> str:
+    """The last ``SomeError: message`` line of a child's *stderr* (its root cause), or ``""``."""
+    found = [line for line in stderr.splitlines() if _EXCEPTION_LINE.match(line)]
+    return found[-1].strip() if found else ""
+
+
+def _fail(where: str, proc: subprocess.CompletedProcess[str]) -> NoReturn:
+    """Fail with the child's root cause on the first line, then its output's tail."""
+    cause = _failure_cause(proc.stderr)
+    first = f"{where} failed (exit {proc.returncode})" + (f": {cause}" if cause else "")
+    pytest.fail(f"{first}\n{proc.stderr[-4000:]}")
 
 
 @functools.cache
@@ -141,7 +162,4 @@ def _diffusion_pixels(model: Path, *, cpu: bool) -> bytes:
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith("PIXELS "):
             return bytes.fromhex(line[7:])
-    where = "the CPU reference" if cpu else "the device run"
-    pytest.fail(
-        f"{where} of the diffusion pipeline failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
-    )
+    _fail(f"{'the CPU reference' if cpu else 'the device run'} of the diffusion pipeline", proc)

@@ -61,7 +61,8 @@ def check_op(
     probe = build(16)
     if probe.dispatch_source is DispatchSource.NATIVE:
         pytest.skip(
-            f"{probe.op_name} dispatches to forward_native on this platform: nothing to compare"
+            f"{probe.resolution.op_name} dispatches to forward_native on this platform: "
+            "nothing to compare"
         )
     device = platform.get_device(0)
 

@@ -1,6 +1,7 @@
 """Serve [SRV]: each serve backend honours the ``ServeBackend`` contract.
 
-The backends come from the ``sglang.serve_backends`` entry points
+The backends are those ``sglang serve --model-type`` offers, the in-tree
+ones and the ``sglang.serve_backends`` entry points
 (``--sglang-serve-backend NAME``, or every installed one with
 ``--sglang-runtime all``); each is probed in a fresh interpreter.
 """
@@ -18,11 +19,16 @@ __all__ = ["TestServe"]
 
 
 def _facts(name: str) -> dict[str, Any]:
-    from sglang.runtime.discovery import entry_point_index
+    from sglang.cli.serve._registry import read_registry
     from sglang.sdk.constants import SERVE_BACKENDS_GROUP
 
-    if not entry_point_index().named(SERVE_BACKENDS_GROUP, name):
-        pytest.fail(f"no {SERVE_BACKENDS_GROUP} entry point is named {name!r}")
+    registry = read_registry(warn=False)
+    known = {record.name for record in registry.records()}
+    if name not in known | {rejection.name for rejection in registry.rejections}:
+        pytest.fail(
+            f"no serve backend is named {name!r}: neither an in-tree one nor a "
+            f"{SERVE_BACKENDS_GROUP} entry point"
+        )
     return _probes.serve(name)
 
 

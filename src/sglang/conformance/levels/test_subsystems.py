@@ -152,11 +152,15 @@ class TestSubsystems:
     def test_graph_runner_replays_decode_steps(
         self, sglang_target: Target, sglang_platform: Any
     ) -> None:
-        """Declared capture: a decode batch goes through ``replay`` and gives eager's logits."""
-        import torch
+        """Declared capture: decode batches go through ``replay`` and give eager's logits.
 
+        Each batch size is replayed with :data:`DECODE_BATCHES` different
+        batches (other tokens, other lengths), each compared with eager: the
+        first replay of a size may be its capture, so only a later one shows
+        that a replay reads the batch it is given.
+        """
         from sglang.conformance.levels.test_end_to_end import make_test_model
-        from sglang.srt.model_executor.model_runner import ModelRunner, SequenceState
+        from sglang.srt.model_executor.model_runner import ModelRunner
 
         initialised(sglang_target)
         runner = ModelRunner(make_test_model(), max_total_tokens=256, page_size=4)
@@ -164,28 +168,59 @@ class TestSubsystems:
         assert graphs is not None, (
             "support_cuda_graph() is true, but the runtime built no graph runner"
         )
-        name = type(graphs).__qualname__
         for size in (1, 3):
-            seqs = [SequenceState([1 + i, 5, 9, 2 + i]) for i in range(size)]
-            try:
-                runner.forward(seqs)  # the prefill
-                for seq in seqs:
-                    seq.token_ids.append(7)
-                batch = runner.prepare(seqs)
-                assert graphs.can_run(batch), (
-                    f"support_cuda_graph() is true, but {name}.can_run() is false for a "
-                    f"decode batch of {size}: nothing is replayed from a captured graph"
-                )
-                with runner.platform.inference_mode():
-                    replayed = graphs.replay(batch).float().cpu()
-                    eager = runner.forward_eager(batch).float().cpu()
-                torch.testing.assert_close(
-                    replayed,
-                    eager,
-                    rtol=1e-4,
-                    atol=1e-4,
-                    msg=lambda text: f"{name}.replay() differs from eager decoding: {text}",
-                )
-            finally:
-                for seq in seqs:
-                    runner.release(seq)
+            eager = [
+                _replay_against_eager(runner, graphs, size, batch)
+                for batch in range(DECODE_BATCHES)
+            ]
+            assert not any(map(eager[0].equal, eager[1:])), (
+                f"the suite's decode batches of {size} gave identical logits: it cannot tell "
+                "a replay of the given batch from a replay of another"
+            )
+
+
+DECODE_BATCHES = 2
+"""How many different decode batches of each size SUB-07 replays."""
+
+
+def _replay_against_eager(runner: Any, graphs: Any, size: int, batch: int) -> Any:
+    """Prefill batch number *batch* of *size* sequences, decode one step: replay vs eager.
+
+    Return the eager logits (on the host).
+    """
+    import torch
+
+    from sglang.srt.model_executor.model_runner import SequenceState
+
+    name = type(graphs).__qualname__
+    # a later batch has other tokens and longer sequences than an earlier one
+    seqs = [
+        SequenceState([t + 7 * batch for t in [1 + i, 5, 9, 2 + i, *[3 + i, 8] * batch]])
+        for i in range(size)
+    ]
+    try:
+        runner.forward(seqs)  # the prefill
+        for seq in seqs:
+            seq.token_ids.append(7 + 6 * batch)
+        step = runner.prepare(seqs)
+        assert graphs.can_run(step), (
+            f"support_cuda_graph() is true, but {name}.can_run() is false for a decode "
+            f"batch of {size}: nothing is replayed from a captured graph"
+        )
+        with runner.platform.inference_mode():
+            replayed = graphs.replay(step).float().cpu()
+            eager = runner.forward_eager(step).float().cpu()
+        torch.testing.assert_close(
+            replayed,
+            eager,
+            rtol=1e-4,
+            atol=1e-4,
+            msg=lambda text: (
+                f"{name}.replay() differs from eager decoding on decode batch {batch + 1} "
+                f"of {size} sequence(s): {text}"
+            ),
+        )
+        return eager
+    finally:
+        for seq in seqs:
+            runner.release(seq)

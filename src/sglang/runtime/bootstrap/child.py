@@ -4,14 +4,18 @@
 imports no runtime module at module scope, so that unpickling the process
 imports nothing but this module and the standard library. In the child it
 
-1. starts a watchdog that ends the process when its parent is gone;
+1. configures its logging (the spec's ``log_level``) and starts a watchdog
+   that ends the process when its parent is gone;
 2. warns, naming them, about watched runtime modules that are already
    imported (spawn re-runs the launching script's module scope first);
 3. runs the spec's steps in order (platform initialisation, plugin
    registration, hook application);
 4. materialises the payload (the server arguments);
 5. resolves the target by its dotted path, so a hooked target is the one
-   found, and calls it with the payload and a :class:`Worker`.
+   found, and calls it with the payload and a :class:`Worker`;
+6. once the target returned, runs the process's exit handlers and ends at
+   once (:func:`~sglang.runtime.process_exit.exit_now`): the interpreter's own teardown, which takes
+   seconds once torch and a model are loaded, would delay every shutdown.
 
 Any failure is sent to the parent as one message carrying the stage, the
 error and the formatted traceback before the process exits with status 1,
@@ -116,6 +120,10 @@ def worker_main(spec: WorkerSpec, conn: Connection, parent_pid: int) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if spec.log_level is not None:
+        from sglang.runtime.logs import configure_logging
+
+        configure_logging(spec.log_level)
     threading.Thread(
         target=_watch_parent, args=(parent_pid,), name="sglang-parent-watchdog", daemon=True
     ).start()
@@ -145,3 +153,6 @@ def worker_main(spec: WorkerSpec, conn: Connection, parent_pid: int) -> None:
     except BaseException as exc:
         _fail(conn, spec, stage, exc)
         sys.exit(1)
+    from sglang.runtime.process_exit import exit_now
+
+    exit_now(0)

@@ -79,6 +79,9 @@ class WorkerSpec:
             when the worker starts (runtime modules); the child names every
             one it finds in a WARNING, because classes and registrations made
             while they were imported are beyond what the hooks can reach.
+        log_level: The level the worker's ``sglang`` loggers log at, set
+            first thing (:func:`sglang.runtime.logs.configure_logging`), as
+            the parent's ``--log-level``; ``None`` leaves logging alone.
     """
 
     name: str
@@ -87,3 +90,4 @@ class WorkerSpec:
     steps: tuple[str, ...] = ()
     rank: int = 0
     watched_modules: tuple[str, ...] = ()
+    log_level: str | None = None

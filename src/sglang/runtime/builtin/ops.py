@@ -277,17 +277,22 @@ class BuiltinDeviceOps:
         if api is not None and hasattr(api, "synchronize"):
             api.synchronize()
 
-    def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
+    def is_pin_memory_available(self, device: str | torch.device | int | None = None) -> bool:
         """Whether pinned host memory helps copies to *device*.
 
         Pinning speeds up host-to-device copies only for this family's
-        accelerator: with *device* ``None`` (this platform's device) or a
-        device of the family's type, the family decides; for any other
-        target, the CPU included, the answer is ``False``.
+        accelerator: with *device* ``None`` or an index (this platform's
+        device), or a ``torch.device`` or string (``"cuda:1"``) of the
+        family's device type, the family decides; for any other target, the
+        CPU included, the answer is ``False``.
         """
-        if device is not None and device.type != self._family.device_type:
-            return False
-        return self._family.pin_memory
+        if isinstance(device, str):
+            kind = device.partition(":")[0]
+        elif device is None or isinstance(device, int):
+            kind = self._family.device_type
+        else:
+            kind = device.type
+        return kind == self._family.device_type and self._family.pin_memory
 
     # -- distributed ---------------------------------------------------------------
 

@@ -12,7 +12,9 @@ their FastAPI apps from these parts.
 * :class:`ApiKeyMiddleware`: ``Authorization: Bearer KEY`` on every path
   but the open ones (``/health``), else ``401``;
 * :func:`sse_event` and :data:`SSE_DONE`: server-sent events;
-* :func:`serve`: run an app under uvicorn until SIGINT or SIGTERM, then
+* :func:`bind_socket` and :func:`serve`: take the address early (an
+  address in use is :class:`AddressInUseError` before anything slow
+  starts), run an app under uvicorn until SIGINT or SIGTERM, then
   return so the caller can stop its workers; :func:`stop_on_signals` turns
   those signals into a clean return around the whole server lifetime.
 
@@ -34,15 +36,23 @@ if TYPE_CHECKING:
         install_error_handlers,
         parse_body,
     )
-    from sglang.runtime.http.running import ServerStopped, serve, stop_on_signals
+    from sglang.runtime.http.running import (
+        AddressInUseError,
+        ServerStopped,
+        bind_socket,
+        serve,
+        stop_on_signals,
+    )
     from sglang.runtime.http.sse import SSE_DONE, SSE_MEDIA_TYPE, sse_event
 
 __all__ = [
     "SSE_DONE",
     "SSE_MEDIA_TYPE",
     "APIError",
+    "AddressInUseError",
     "ApiKeyMiddleware",
     "ServerStopped",
+    "bind_socket",
     "error_body",
     "error_response",
     "install_error_handlers",
@@ -63,7 +73,13 @@ __getattr__, __dir__ = lazy_exports(
             "install_error_handlers",
             "parse_body",
         ),
-        "sglang.runtime.http.running": ("ServerStopped", "serve", "stop_on_signals"),
+        "sglang.runtime.http.running": (
+            "AddressInUseError",
+            "ServerStopped",
+            "bind_socket",
+            "serve",
+            "stop_on_signals",
+        ),
         "sglang.runtime.http.sse": ("SSE_DONE", "SSE_MEDIA_TYPE", "sse_event"),
     },
 )

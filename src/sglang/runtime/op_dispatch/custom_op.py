@@ -30,7 +30,10 @@ class CustomOp(torch.nn.Module):
     :attr:`methods_below` (see :func:`~sglang.runtime.op_dispatch.resolve_forward`).
 
     Attributes:
-        op_name: The name implementations are registered under.
+        op_name: The name implementations are registered under. Required
+            where registration is by name (SRT); where it is by class
+            (diffusion, as upstream) it is optional and only names the op in
+            reports (:meth:`dispatch_name`).
         resolution: How this instance's forward was resolved.
     """
 
@@ -54,7 +57,7 @@ class CustomOp(torch.nn.Module):
         )
         self.resolution = resolve_forward(
             self,
-            self.op_name,
+            type(self).dispatch_name(),
             key,
             out_of_tree=self.always_forward_oot or platform.is_out_of_tree(),
             exact_class=self.registration_by_class,
@@ -64,6 +67,23 @@ class CustomOp(torch.nn.Module):
 
     runtime: ClassVar[RuntimeSpec] = SRT
     """The runtime whose selected platform picks the implementation (diffusion ops: DIFFUSION)."""
+
+    @classmethod
+    def dispatch_name(cls) -> str:
+        """The op's name: :attr:`op_name`, else (registration by class) the class's qualname.
+
+        Raises:
+            TypeError: The op registers by name and sets no :attr:`op_name`.
+        """
+        name: object = getattr(cls, "op_name", None)  # the class's, not nn.Module.__getattr__
+        if isinstance(name, str) and name:
+            return name
+        if cls.registration_by_class:
+            return f"{cls.__module__}.{cls.__qualname__}"
+        raise TypeError(
+            f"{cls.__module__}.{cls.__qualname__} sets no op_name: an op dispatched by name "
+            "needs the name its implementations are registered under"
+        )
 
     @classmethod
     def dispatch_platform(cls) -> Any:

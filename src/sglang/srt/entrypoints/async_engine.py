@@ -103,8 +103,11 @@ class AsyncEngine:
         sampling_params: Mapping[str, object] | None = None,
         input_ids: Sequence[int] | None = None,
         return_logprob: bool = False,
+        rid: str | None = None,
     ) -> RequestStream:
         """Check and send one request from the running event loop; return its stream.
+
+        *rid* names the request (default: a fresh id; one in flight is refused).
 
         Raises:
             ValueError: A bad parameter (the message names it); nothing was sent.
@@ -112,7 +115,7 @@ class AsyncEngine:
         """
         stream = RequestStream(self.engine, asyncio.get_running_loop())
         stream.rid = self.engine.submit(
-            prompt, sampling_params, input_ids, return_logprob, sink=stream.sink
+            prompt, sampling_params, input_ids, return_logprob, sink=stream.sink, rid=rid
         )
         return stream
 

@@ -23,10 +23,20 @@ import itertools
 import queue
 import random
 import threading
+import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from sglang.srt.entrypoints.engine_launch import EXIT_GRACE, follow_node_zero, launch_subprocesses
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
+from sglang.srt.entrypoints.validation import (
+    InvalidRequestError,
+    check_prompt_ids,
+    check_rid,
+    parse_sampling_params,
+    split_prompts,
+)
 from sglang.srt.managers.io_struct import (
     AbortRequest,
     ControlReply,
@@ -36,11 +46,9 @@ from sglang.srt.managers.io_struct import (
     StatsRequest,
     TokenizedRequest,
 )
-from sglang.srt.sampling.sampling_params import SamplingParams
 from sglang.srt.server_args import ServerArgs
 
 if TYPE_CHECKING:
-    from sglang.runtime.bootstrap import WorkerGroup
     from sglang.srt.hf_tokenizer import HFTokenizer
 
 __all__ = ["Engine", "FlushCacheError", "OutputSink"]
@@ -48,87 +56,9 @@ __all__ = ["Engine", "FlushCacheError", "OutputSink"]
 OutputSink = Callable[["RequestOutput | BaseException"], object]
 """Receives a request's outputs on the engine's receiver thread (see :meth:`Engine.submit`)."""
 
-_STEPS = ("sglang.srt.platforms:initialize_current_platform", "sglang.srt.plugins:load_plugins")
-_TARGET = "sglang.srt.managers.scheduler:run_scheduler_process"
-_WATCHED = (  # modules whose classes hooks must reach (io_struct and the like are plain data)
-    "sglang.srt.managers.scheduler",
-    "sglang.srt.managers.tp_worker",
-    "sglang.srt.managers.schedule_batch",
-    "sglang.srt.model_executor",
-    "sglang.srt.models",
-    "sglang.srt.layers",
-    "sglang.srt.mem_cache",
-)
-_FACTORIES = ("get_mha_kv_pool_cls", "get_paged_allocator_cls", "get_graph_runner_cls")
-_START_TIMEOUT = 600.0
-_EXIT_GRACE = 5.0
-
 
 class FlushCacheError(RuntimeError):
     """The prefix cache was not flushed: requests are running or waiting."""
-
-
-def _check_platform() -> None:
-    """Fail now, not in a child, when the platform cannot run the runtime."""
-    from sglang.srt.platforms import current_platform
-
-    for name in _FACTORIES:
-        try:
-            getattr(current_platform, name)()
-        except NotImplementedError:
-            raise RuntimeError(
-                f"the SRT platform {type(current_platform).__qualname__} cannot run the reference "
-                f"runtime: it does not implement {name}(). No accelerator, platform plugin or "
-                f"CPU engine was selected (see sglang plugins explain). Fix: set "
-                f"SGLANG_USE_CPU_ENGINE=1 to run on the CPU, or install a platform plugin for "
-                f"your hardware."
-            ) from None
-
-
-def _follow_node_zero(group: WorkerGroup) -> None:
-    """Node rank > 0: wait until every local scheduler rank exits (node 0 stops them).
-
-    Raises:
-        sglang.runtime.bootstrap.WorkerFailedError: A rank failed (its error).
-    """
-    try:
-        for rank, process in group.processes.items():
-            process.join()
-            if process.exitcode != 0:
-                group.recv(rank, timeout=_EXIT_GRACE)  # raises with the rank's error
-    finally:
-        group.shutdown()
-
-
-def _launch_subprocesses(server_args: ServerArgs) -> tuple[WorkerGroup, dict[int, object]]:
-    """Load plugins, check the arguments and the platform, start the scheduler ranks.
-
-    Returns the worker group and what each local rank reported when ready.
-    """
-    from sglang.runtime.bootstrap import Payload, WorkerGroup, WorkerSpec, local_rendezvous_address
-    from sglang.srt.plugins import load_plugins
-
-    load_plugins()
-    server_args.check_server_args()
-    _check_platform()
-    if server_args.tp_size > 1 and not server_args.dist_init_addr:
-        server_args.dist_init_addr = local_rendezvous_address()
-    per_node = server_args.tp_size // server_args.nnodes
-    first = server_args.node_rank * per_node
-    payload = Payload.pack(server_args)
-    specs = [
-        WorkerSpec(
-            name=f"SRT scheduler rank {rank}",
-            target=_TARGET,
-            payload=payload,
-            steps=_STEPS,
-            rank=rank,
-            watched_modules=_WATCHED,
-        )
-        for rank in range(first, first + per_node)
-    ]
-    group = WorkerGroup(specs).start()
-    return group, group.wait_ready(timeout=_START_TIMEOUT)
 
 
 class Engine:
@@ -140,22 +70,29 @@ class Engine:
             ``tp_size=``, ``max_total_tokens=``.
 
     Raises:
-        ValueError: A bad server argument (the message names the flag).
+        ValueError: A bad server argument (the message names the flag), or
+            a model path that is neither a model directory nor in the local
+            Hugging Face cache.
         RuntimeError: The platform cannot run the runtime.
         sglang.runtime.bootstrap.WorkerFailedError: A scheduler failed to start
             (its error and traceback are in the message).
+
+    Attributes:
+        last_receive_time: ``time.monotonic()`` when the scheduler last sent
+            anything (an output or a reply): its heartbeat, which
+            ``/health_generate`` reads.
     """
 
     def __init__(self, server_args: ServerArgs | None = None, **kwargs: Any) -> None:
         from sglang.srt.hf_tokenizer import HFTokenizer
 
         self.server_args = server_args if server_args is not None else ServerArgs(**kwargs)
-        self._group, infos = _launch_subprocesses(self.server_args)
+        self._group, infos = launch_subprocesses(self.server_args)
         self._lock = threading.Lock()
         self._closed = False
         if self.server_args.node_rank > 0:  # scheduler ranks only: no tokenizer front
             self._closed = True
-            _follow_node_zero(self._group)
+            follow_node_zero(self._group)
             return
         self._leader = min(infos)
         info = infos[self._leader]
@@ -165,8 +102,8 @@ class Engine:
         self.tokenizer: HFTokenizer = HFTokenizer.from_pretrained(
             self.server_args.tokenizer_path or self.server_args.model_path
         )
-        self._ids = itertools.count()
         self._sinks: dict[str, OutputSink] = {}
+        self.last_receive_time = time.monotonic()
         self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
         self._tokens = itertools.count(1)
         self._replies: dict[int, queue.Queue[dict[str, object] | BaseException]] = {}
@@ -182,6 +119,7 @@ class Engine:
         while True:
             try:
                 message = self._group.recv(self._leader)
+                self.last_receive_time = time.monotonic()
             except BaseException as exc:  # a dead or failed scheduler, or shutdown
                 with self._lock:
                     if not self._closed:
@@ -214,22 +152,23 @@ class Engine:
         input_ids: Sequence[int] | None,
         sampling_params: Mapping[str, object] | None,
         return_logprob: bool,
+        rid: str | None = None,
     ) -> TokenizedRequest:
         if (prompt is None) == (input_ids is None):
-            raise ValueError("give exactly one of prompt and input_ids")
-        params = SamplingParams.from_dict(sampling_params)
+            raise InvalidRequestError("give exactly one of prompt and input_ids", "prompt")
+        rid = uuid.uuid4().hex if rid is None else check_rid(rid)
+        params = parse_sampling_params(sampling_params)
         if params.seed is None:  # every rank must draw the same tokens
             params = dataclasses.replace(params, seed=random.getrandbits(63))
         ids = self.tokenizer.encode(prompt) if prompt is not None else list(input_ids or ())
-        if not all(isinstance(t, int) and 0 <= t < self.tokenizer.vocab_size for t in ids):
-            raise ValueError(f"input_ids must be token ids below {self.tokenizer.vocab_size}")
-        params.check_prompt(len(ids), self.context_length)
-        if len(ids) + 1 > self.max_total_tokens:
-            raise ValueError(
-                f"the prompt has {len(ids)} tokens but the KV cache holds {self.max_total_tokens}; "
-                f"raise --max-total-tokens or --mem-fraction-static"
-            )
-        return TokenizedRequest(f"req-{next(self._ids)}", tuple(ids), params, return_logprob)
+        check_prompt_ids(
+            ids,
+            vocab_size=self.tokenizer.vocab_size,
+            context_length=self.context_length,
+            max_total_tokens=self.max_total_tokens,
+            params=params,
+        )
+        return TokenizedRequest(rid, tuple(ids), params, return_logprob)
 
     def _send(self, message: object) -> None:
         with self._send_lock:
@@ -241,6 +180,15 @@ class Engine:
                 raise RuntimeError("the engine has been shut down")
             if self._failure is not None:
                 raise RuntimeError(f"the engine's scheduler failed: {self._failure}")
+            seen = set(self._sinks)
+            for request in requests:
+                if request.rid in seen:
+                    raise InvalidRequestError(
+                        f"rid {request.rid!r} is already in flight: request ids must be unique "
+                        f"(leave rid out to get a fresh one)",
+                        "rid",
+                    )
+                seen.add(request.rid)
             for request, sink in zip(requests, sinks, strict=True):
                 self._sinks[request.rid] = sink
         for request in requests:
@@ -261,6 +209,7 @@ class Engine:
         return_logprob: bool = False,
         *,
         sink: OutputSink,
+        rid: str | None = None,
     ) -> str:
         """Check and send one request whose outputs go to *sink*; return its id.
 
@@ -269,13 +218,16 @@ class Engine:
         has a ``finish_reason``), or once with the exception when the
         scheduler fails, so *sink* must return at once (for example hand
         the item to an event loop with ``loop.call_soon_threadsafe``). Call
-        :meth:`release` when done with the request.
+        :meth:`release` when done with the request. *rid* names the request
+        (default: a fresh id); an id already in flight is refused.
 
         Raises:
-            ValueError: A bad parameter (the message names it); nothing is sent.
+            ValueError: A bad parameter (an
+                :class:`~sglang.srt.entrypoints.validation.InvalidRequestError`
+                naming it); nothing is sent.
             RuntimeError: The engine was shut down or its scheduler failed.
         """
-        request = self._prepare(prompt, input_ids, sampling_params, return_logprob)
+        request = self._prepare(prompt, input_ids, sampling_params, return_logprob, rid)
         self._submit([request], [sink])
         return request.rid
 
@@ -329,8 +281,19 @@ class Engine:
             raise FlushCacheError(str(reply.get("message")))
 
     def abort(self, rid: str) -> None:
-        """Abort request *rid* (its KV pages are freed; its result ends with ``abort``)."""
+        """Abort request *rid* (its KV pages are freed; its result ends with ``abort``).
+
+        An id that is not in flight (finished, or never sent) is ignored.
+        """
         self._send(AbortRequest(rid))
+
+    def abort_all(self) -> list[str]:
+        """Abort every request in flight (as :meth:`abort`); return their ids."""
+        with self._lock:
+            rids = list(self._sinks)
+        for rid in rids:
+            self.abort(rid)
+        return rids
 
     def generate(
         self,
@@ -339,6 +302,7 @@ class Engine:
         input_ids: Sequence[int] | Sequence[Sequence[int]] | None = None,
         return_logprob: bool = False,
         stream: bool = False,
+        rid: str | Sequence[str] | None = None,
     ) -> Any:
         """Generate for one prompt or a list (text or token ids).
 
@@ -346,34 +310,17 @@ class Engine:
         ``meta_info``), a list of them for a list of prompts, or with
         ``stream=True`` (one prompt) an iterator of dicts holding the new
         part of ``text`` and ``output_ids``, the last with ``finish_reason``.
+        *rid* names the request (a list: one id per prompt); by default each
+        gets a fresh id. ``meta_info["id"]`` is the id.
 
         Raises:
             ValueError: A bad parameter (the message names it); no request
                 of the call is sent then.
         """
-        batch = isinstance(prompt, (list, tuple)) or (
-            input_ids is not None and len(input_ids) > 0 and not isinstance(input_ids[0], int)
-        )
-        prompts: list[str | None]
-        ids_list: list[Sequence[int] | None]
-        if batch:
-            count = len(prompt) if isinstance(prompt, (list, tuple)) else len(input_ids or ())
-            prompts = list(prompt) if isinstance(prompt, (list, tuple)) else [None] * count
-            ids_list = list(input_ids) if input_ids is not None else [None] * count  # type: ignore[arg-type]
-        else:
-            prompts = [prompt] if isinstance(prompt, str) or prompt is None else [None]
-            ids_list = [input_ids]  # type: ignore[list-item]
-        params_list: list[Mapping[str, object] | None]
-        if isinstance(sampling_params, (list, tuple)):
-            if len(sampling_params) != len(prompts):
-                raise ValueError("give one sampling_params per prompt, or one for all")
-            params_list = list(sampling_params)
-        else:
-            assert sampling_params is None or isinstance(sampling_params, Mapping)
-            params_list = [sampling_params] * len(prompts)
+        batch, items = split_prompts(prompt, input_ids, sampling_params, rid)
         requests = [
-            self._prepare(p, i, sp, return_logprob)
-            for p, i, sp in zip(prompts, ids_list, params_list, strict=True)
+            self._prepare(i.prompt, i.input_ids, i.sampling_params, return_logprob, i.rid)
+            for i in items
         ]
         if stream:
             if batch:
@@ -409,7 +356,7 @@ class Engine:
         except OSError:  # the scheduler is gone already
             pass
         else:
-            self._group.join(timeout=_EXIT_GRACE)
+            self._group.join(timeout=EXIT_GRACE)
         self._group.shutdown()
 
     def __enter__(self) -> Engine:

@@ -1,20 +1,25 @@
 """The SRT runtime's HTTP server: :func:`launch_server` and :func:`create_app`.
 
-``launch_server(server_args)`` starts the :class:`~sglang.srt.entrypoints.engine.Engine`
-(its scheduler processes), serves the app on ``--host``/``--port`` under
-uvicorn until SIGINT or SIGTERM, then shuts the engine down. The app
-offers SGLang's native ``/generate``, the OpenAI-compatible
-``/v1/completions``, ``/v1/chat/completions`` and ``/v1/models``,
-``/health``, ``/get_server_info``, ``/flush_cache`` (empties the prefix
-cache when no request is running) and Prometheus ``/metrics``; with
-``--api-key`` every path but ``/health`` needs ``Authorization: Bearer KEY``.
-The reusable HTTP parts (errors, API key, SSE, the signal-driven run) are
-:mod:`sglang.runtime.http`.
+``launch_server(server_args)`` checks the arguments, the model path and
+the address (:func:`~sglang.srt.entrypoints.startup.preflight`), starts
+the :class:`~sglang.srt.entrypoints.engine.Engine` (its scheduler
+processes), logs the start-up lines, serves the app on
+``--host``/``--port`` under uvicorn until SIGINT or SIGTERM, then shuts
+the engine down. The app offers SGLang's native ``/generate``, the
+OpenAI-compatible ``/v1/completions``, ``/v1/chat/completions`` and
+``/v1/models``, ``/health``, Prometheus ``/metrics`` and the native
+endpoints of :mod:`~sglang.srt.entrypoints.native_routes` (server and
+model info, tokenizer, aborts, ``/health_generate``) and ``/flush_cache``
+(empties the prefix cache when no request is running); with ``--api-key``
+every path but the probes (``/health``, ``/health_generate``, ``/ping``)
+needs ``Authorization: Bearer KEY``. The reusable HTTP parts (errors, API
+key, SSE, the signal-driven run) are :mod:`sglang.runtime.http`.
 """
 
 from __future__ import annotations
 
 import logging
+import socket
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -29,10 +34,12 @@ from sglang.runtime.http import (
     serve,
     stop_on_signals,
 )
+from sglang.runtime.logs import configure_logging
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
 from sglang.srt.entrypoints.engine import Engine, FlushCacheError
 from sglang.srt.entrypoints.metrics import METRICS_MEDIA_TYPE, ServerMetrics
-from sglang.srt.entrypoints.openai.context import ServingContext, created
+from sglang.srt.entrypoints.native_routes import PROBE_PATHS, add_native_routes, model_card
+from sglang.srt.entrypoints.openai.context import ServingContext
 from sglang.srt.entrypoints.openai.protocol import (
     ChatCompletionRequest,
     CompletionRequest,
@@ -40,6 +47,7 @@ from sglang.srt.entrypoints.openai.protocol import (
 )
 from sglang.srt.entrypoints.openai.serving import create_chat_completion, create_completion
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
+from sglang.srt.entrypoints.startup import log_startup, preflight
 from sglang.srt.managers.io_struct import RequestOutput
 from sglang.srt.server_args import ServerArgs
 
@@ -62,11 +70,19 @@ async def _generate(ctx: ServingContext, body: GenerateRequest, request: Request
     )
     if body.stream and len(prompts) != 1:
         raise APIError(400, "stream=true takes one prompt", param="stream")
+    try:
+        rids = body.rids(len(prompts))
+    except ValueError as exc:
+        raise APIError(400, str(exc), param="rid") from None
     params = body.sampling_params
+    fields = {key: f"sampling_params.{key}" for key in params or {}}
+    fields["prompt"] = "text" if body.text is not None else "input_ids"
     streams: list[RequestStream] = []
     try:
-        for text, ids in prompts:
-            streams.append(ctx.open("generate", text, params, ids, body.return_logprob))
+        for (text, ids), rid in zip(prompts, rids, strict=True):
+            streams.append(
+                ctx.open("generate", text, params, ids, body.return_logprob, rid=rid, fields=fields)
+            )
     except APIError:
         for stream in streams:  # send all or none, as Engine.generate does
             stream.close()
@@ -101,15 +117,7 @@ def create_app(engine: Engine, server_args: ServerArgs) -> FastAPI:
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        card = {"id": ctx.model_name, "object": "model", "created": created(), "owned_by": "sglang"}
-        card["root"] = server_args.model_path
-        card["max_model_len"] = engine.context_length
-        return {"object": "list", "data": [card]}
-
-    @app.get("/get_server_info")
-    async def server_info() -> dict[str, object]:
-        info = await ctx.engine.get_server_info()
-        return {**info, "model_path": server_args.model_path, "served_model_name": ctx.model_name}
+        return {"object": "list", "data": [model_card(ctx, server_args)]}
 
     @app.api_route("/flush_cache", methods=["GET", "POST"])
     async def flush_cache() -> Response:
@@ -139,34 +147,38 @@ def create_app(engine: Engine, server_args: ServerArgs) -> FastAPI:
         body = await parse_body(request, ChatCompletionRequest)
         return await create_chat_completion(ctx, body, request)
 
+    add_native_routes(app, ctx, server_args)
     if server_args.api_key:
-        app.add_middleware(ApiKeyMiddleware, api_key=server_args.api_key)
+        app.add_middleware(ApiKeyMiddleware, api_key=server_args.api_key, open_paths=PROBE_PATHS)
     return app
 
 
-def launch_server(server_args: ServerArgs) -> None:
-    """Start the engine, serve HTTP until SIGINT or SIGTERM, then stop everything.
+def launch_server(server_args: ServerArgs, *, sock: socket.socket | None = None) -> None:
+    """Check, start the engine, serve HTTP until SIGINT or SIGTERM, then stop everything.
 
-    Blocks. The scheduler processes are stopped on every way out: a
-    signal (also one that arrives while the engine is starting), an
-    address already in use, an error.
+    Blocks. A bad argument, model path or address fails before any
+    scheduler is spawned. The scheduler processes are stopped on every way
+    out: a signal (also one that arrives while the engine is starting), an
+    error. *sock* is the socket of a
+    :func:`~sglang.srt.entrypoints.startup.preflight` the caller ran already
+    (the command lines run it before importing the HTTP stack, to fail fast).
+
+    Raises:
+        sglang.srt.entrypoints.startup.StartupError: The start-up checks failed.
     """
-    logging.basicConfig(
-        level=server_args.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    with stop_on_signals():
+    configure_logging(server_args.log_level)
+    sock = preflight(server_args) if sock is None else sock
+    with sock, stop_on_signals():
         engine = Engine(server_args)
         try:
             app = create_app(engine, server_args)
-            _log.info(
-                "serving %s on http://%s:%d",
-                _model_name(server_args),
-                server_args.host,
-                server_args.port,
-            )
+            log_startup(server_args, engine, engine.get_server_info())
             serve(
-                app, host=server_args.host, port=server_args.port, log_level=server_args.log_level
+                app,
+                host=server_args.host,
+                port=server_args.port,
+                log_level=server_args.log_level,
+                sock=sock,
             )
         finally:
             engine.shutdown()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sglang.srt import platforms  # current_platform is read when it is used
 from sglang.srt.mem_cache.sequence import SequenceState
 from sglang.srt.model_executor.model_runner import ModelRunner
-from sglang.srt.platforms import current_platform
 from sglang.srt.sampling.sampler import Sampler
 
 if TYPE_CHECKING:
@@ -98,8 +98,8 @@ class TpModelWorker:
         per_token = 2 * config.num_layers * kv_heads * config.head_dim * element
         # the checkpoint's size on disk, shared over the ranks: close enough for a budget
         weights = sum(f.stat().st_size for f in config.path.glob("*.safetensors")) // self.tp.size
-        device = current_platform.get_device(self.tp.local_rank)
-        free, _total = current_platform.get_available_memory(device.index or 0)
+        device = platforms.current_platform.get_device(self.tp.local_rank)
+        free, _total = platforms.current_platform.get_available_memory(device.index or 0)
         return kv_capacity(
             free_bytes=free,
             weight_bytes=weights,

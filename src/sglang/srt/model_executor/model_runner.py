@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 from sglang.sdk.srt_runtime import ForwardBatchLike, GraphRunner
+from sglang.srt import platforms  # current_platform is read when a runner is built
 from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.distributed import TensorParallel
 from sglang.srt.layers.attention import get_attention_backend_cls
@@ -27,7 +28,6 @@ from sglang.srt.mem_cache.sequence import SequenceState
 from sglang.srt.model_executor.compile import compile_model
 from sglang.srt.model_executor.forward_batch_info import ForwardBatch, ForwardMode
 from sglang.srt.model_executor.model_loader import load_model
-from sglang.srt.platforms import current_platform
 
 __all__ = ["GreedyOutput", "ModelRunner", "OutOfKVPagesError", "SequenceState"]
 
@@ -83,7 +83,7 @@ class ModelRunner:
         enable_torch_compile: bool = False,
         disable_cuda_graph: bool = False,
     ) -> None:
-        self.platform = current_platform
+        self.platform = platforms.current_platform
         self.tp = tp or TensorParallel()
         self.config = ModelConfig.from_pretrained(model_path)
         self.device = self.platform.get_device(self.tp.local_rank)

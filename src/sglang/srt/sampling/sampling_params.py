@@ -130,8 +130,8 @@ class SamplingParams:
         """
         if prompt_tokens >= context_length:
             raise ValueError(
-                f"the prompt has {prompt_tokens} tokens, which does not fit the context "
-                f"length of {context_length} (prompt plus at least one new token)"
+                f"The input ({prompt_tokens} tokens) is longer than the model's context "
+                f"length ({context_length} tokens); it must leave room for one new token"
             )
         if prompt_tokens == 0:
             raise ValueError("the prompt is empty: give text or input_ids")

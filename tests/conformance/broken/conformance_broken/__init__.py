@@ -104,6 +104,11 @@ def graphs_never_captured() -> str | None:
     return named("GraphsNeverCaptured")
 
 
+def stale_graph_inputs() -> str | None:
+    """Defect (SUB-07): each size's replays return what its first (captured) batch gave."""
+    return named("StaleGraphInputs")
+
+
 def good_graphs() -> str | None:
     """Correct: declares graph capture, and its runner replays decode batches."""
     return named("GoodGraphs")

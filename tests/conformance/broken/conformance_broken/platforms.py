@@ -53,7 +53,7 @@ class MemoryLies(Good):
 class WrongType(Good):
     """Answers a ``bool`` query with an ``int``."""
 
-    def is_pin_memory_available(self, device: torch.device | None = None) -> bool:
+    def is_pin_memory_available(self, device: str | torch.device | int | None = None) -> bool:
         """``0`` is not ``False``."""
         result: Any = 0
         return result  # type: ignore[no-any-return]
@@ -113,6 +113,16 @@ class GoodGraphs(GraphsNeverCaptured):
         from .runtime import ReplayingGraphRunner
 
         return ReplayingGraphRunner
+
+
+class StaleGraphInputs(GraphsNeverCaptured):
+    """Declares graph capture, with a runner that replays the captured batch's inputs."""
+
+    def get_graph_runner_cls(self) -> type[GraphRunner]:
+        """The runner whose replays ignore the batch they are given."""
+        from .runtime import StaleInputsGraphRunner
+
+        return StaleInputsGraphRunner
 
 
 class BadServerArgs(Good):

@@ -50,6 +50,27 @@ class ReplayingGraphRunner:
         return logits
 
 
+class StaleInputsGraphRunner(ReplayingGraphRunner):
+    """A capturing runner whose replays never copy the new batch into the graph's inputs.
+
+    The first batch of each size is "captured" (run, its logits kept as the
+    graph's output buffer); every later replay of that size returns what the
+    captured inputs give, whatever batch it is handed, as a real graph does
+    when its static input buffers are not refreshed.
+    """
+
+    def __init__(self, model_runner: Any) -> None:
+        super().__init__(model_runner)
+        self._outputs: dict[int, torch.Tensor] = {}
+
+    def replay(self, batch: Any) -> torch.Tensor:
+        """The captured batch's logits (computed on the first replay of this size)."""
+        size = len(batch.seq_lens)
+        if size not in self._outputs:
+            self._outputs[size] = super().replay(batch)
+        return self._outputs[size].clone()
+
+
 def _wrong_diffusion_rms_norm(op: Any, x: torch.Tensor) -> torch.Tensor:
     result: torch.Tensor = op.forward_native(x) * 1.01
     return result
@@ -76,12 +97,9 @@ class PrefixBlindBackend(TorchNativeAttnBackend):
         super().init_forward_metadata(batch)
         if self._is_decode:
             return
-        lens = batch.extend_lens
-        self._slots = [slots[-n:] for slots, n in zip(self._slots, lens, strict=True)]
-        self._masks = [
-            None if mask is None else mask[:, -n:]
-            for mask, n in zip(self._masks, lens, strict=True)
-        ]
+        # no slots: attend causally over the step's own keys, as for a prefix of 0
+        self._slots = [None] * len(batch.extend_lens)
+        self._masks = [None] * len(batch.extend_lens)
 
 
 def install_prefix_blind_attention() -> None:

@@ -29,8 +29,10 @@ __all__ = ["CustomOp"]
 class CustomOp(_EngineOp):
     """Base class of diffusion custom ops (``RMSNorm``, ``GELU``, ...).
 
-    Subclasses set ``op_name`` and implement ``forward_native``; they may add
-    ``forward_<key>`` methods and override ``forward_oot``.
+    Subclasses implement ``forward_native``; they may add ``forward_<key>``
+    methods and override ``forward_oot``. Registration is by class, as
+    upstream's, so ``op_name`` is optional: it only names the op in reports
+    (the class's qualname otherwise).
     """
 
     runtime: ClassVar[RuntimeSpec] = DIFFUSION

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from sglang.runtime.http import SSE_DONE, APIError, error_body, sse_event
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
 from sglang.srt.entrypoints.metrics import ServerMetrics
+from sglang.srt.entrypoints.validation import InvalidRequestError
 from sglang.srt.managers.io_struct import RequestOutput
 
 __all__ = ["ServingContext", "finish_reason", "new_id", "usage"]
@@ -89,13 +90,25 @@ class ServingContext:
         sampling_params: Mapping[str, object] | None = None,
         input_ids: Sequence[int] | None = None,
         return_logprob: bool = False,
+        *,
+        rid: str | None = None,
+        fields: Mapping[str, str] | None = None,
     ) -> RequestStream:
-        """Send one request; a bad parameter becomes ``400``, a failed engine ``503``."""
+        """Send one request; a bad parameter becomes ``400``, a failed engine ``503``.
+
+        The ``400``'s ``param`` is the request body's name of the field at
+        fault: *fields* maps the engine's names (``prompt``,
+        ``max_new_tokens``, ...; see :mod:`sglang.srt.entrypoints.validation`)
+        onto the body's; a name it lacks is kept.
+        """
         try:
-            stream = self.engine.open(prompt, sampling_params, input_ids, return_logprob)
+            stream = self.engine.open(prompt, sampling_params, input_ids, return_logprob, rid=rid)
         except ValueError as exc:
             self.metrics.failed(endpoint)
-            raise APIError(400, str(exc), param=_param_of(str(exc))) from None
+            param = exc.param if isinstance(exc, InvalidRequestError) else None
+            if param is not None:
+                param = (fields or {}).get(param, param)
+            raise APIError(400, str(exc), param=param) from None
         except RuntimeError as exc:
             self.metrics.failed(endpoint)
             raise APIError(503, str(exc)) from None
@@ -161,9 +174,3 @@ class ServingContext:
 def created() -> int:
     """The ``created`` timestamp of a response (seconds since the epoch)."""
     return int(time.time())
-
-
-def _param_of(message: str) -> str | None:
-    """The field a ``ValueError`` from the engine names (its first word), if it looks like one."""
-    first = message.split(" ", 1)[0].strip("':,")
-    return first if first.isidentifier() else None

@@ -2,15 +2,17 @@
 
 Unknown fields are refused (``400``, naming the field) rather than
 silently ignored; fields that OpenAI clients commonly send with their
-neutral value (``presence_penalty: 0``, ``logit_bias: {}``, ...) are
-accepted only with that value. SGLang's sampling extensions (``top_k``,
+neutral value (``presence_penalty: 0``, ``logit_bias: {}``, ``n: 1``,
+``logprobs: false`` or ``null``, ``stream_options.continuous_usage_stats:
+false``, ``top_logprobs_num: 0``, ``logprob_start_len: -1``, ...) are
+accepted only with that value. SGLang's extensions (``rid``, ``top_k``,
 ``min_p``, ``ignore_eos``, ``stop_token_ids``) are accepted as upstream
 accepts them.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -23,15 +25,30 @@ __all__ = [
     "TextPart",
 ]
 
+_T = TypeVar("_T")
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _neutral(value: _T, neutral: tuple[object, ...], what: str) -> _T:
+    """Return *value* if it is one of the *neutral* values (compared by type too), else refuse."""
+    if any(value is n or (type(value) is type(n) and value == n) for n in neutral):
+        return value
+    raise ValueError(f"{what} is not supported yet (got {value!r})")
 
 
 class StreamOptions(_Strict):
     """``stream_options``: ``include_usage`` adds a last chunk holding ``usage``."""
 
     include_usage: bool = False
+    continuous_usage_stats: bool = False
+
+    @field_validator("continuous_usage_stats")
+    @classmethod
+    def _no_continuous_usage(cls, value: bool) -> bool:
+        return _neutral(value, (False,), "usage in every chunk (continuous_usage_stats)")
 
 
 class _Sampling(_Strict):
@@ -46,6 +63,7 @@ class _Sampling(_Strict):
     stream: bool = False
     stream_options: StreamOptions | None = None
     user: str | None = None
+    rid: str | None = Field(None, min_length=1)
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
     logit_bias: dict[str, float] | None = None
@@ -104,9 +122,15 @@ class CompletionRequest(_Sampling):
     prompt: str | list[int] | list[str] | list[list[int]]
     max_tokens: int | None = Field(16, ge=0)
     echo: Literal[False] = False
-    logprobs: None = None
+    logprobs: int | bool | None = None
     best_of: Literal[1] | None = None
     suffix: None = None
+
+    @field_validator("logprobs")
+    @classmethod
+    def _no_logprobs(cls, value: int | bool | None) -> None:
+        _neutral(value, (None, False), "logprobs")
+        return None
 
     @field_validator("prompt")
     @classmethod
@@ -147,8 +171,18 @@ class ChatCompletionRequest(_Sampling):
     messages: list[ChatMessage] = Field(min_length=1)
     max_tokens: int | None = Field(None, ge=0)
     max_completion_tokens: int | None = Field(None, ge=0)
-    logprobs: Literal[False] = False
-    top_logprobs: None = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
+
+    @field_validator("logprobs")
+    @classmethod
+    def _no_logprobs(cls, value: bool | None) -> bool | None:
+        return _neutral(value, (None, False), "logprobs")
+
+    @field_validator("top_logprobs")
+    @classmethod
+    def _no_top_logprobs(cls, value: int | None) -> int | None:
+        return _neutral(value, (None, 0), "top_logprobs")
 
     @property
     def token_limit(self) -> int | None:
@@ -168,6 +202,32 @@ class GenerateRequest(_Strict):
     sampling_params: dict[str, Any] | None = None
     stream: bool = False
     return_logprob: bool = False
+    rid: str | list[str] | None = None
+    top_logprobs_num: int = 0
+    logprob_start_len: int = -1
+
+    @field_validator("top_logprobs_num")
+    @classmethod
+    def _no_top_logprobs(cls, value: int) -> int:
+        return _neutral(value, (0,), "top_logprobs_num")
+
+    @field_validator("logprob_start_len")
+    @classmethod
+    def _no_input_logprobs(cls, value: int) -> int:
+        return _neutral(value, (-1,), "input logprobs (logprob_start_len)")
+
+    def rids(self, count: int) -> list[str | None]:
+        """The ``rid`` of each of *count* prompts (``None``: the engine picks one).
+
+        Raises:
+            ValueError: A list of another length, or one id for several prompts.
+        """
+        if self.rid is None:
+            return [None] * count
+        rids = [self.rid] if isinstance(self.rid, str) else list(self.rid)
+        if len(rids) != count:
+            raise ValueError(f"give one rid per prompt ({count}), got {len(rids)}")
+        return list(rids)
 
     def prompts(self) -> list[tuple[str | None, list[int] | None]]:
         """``(text, input_ids)`` per prompt.

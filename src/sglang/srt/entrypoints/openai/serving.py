@@ -1,4 +1,9 @@
-"""``/v1/completions`` and ``/v1/chat/completions``, answered or streamed as OpenAI does."""
+"""``/v1/completions`` and ``/v1/chat/completions``, answered or streamed as OpenAI does.
+
+The response ``id`` is the request's id: the body's ``rid`` when it has
+one (as upstream), else a fresh ``cmpl-...`` / ``chatcmpl-...``, so
+``POST /abort_request {"rid": id}`` reaches the request.
+"""
 
 from __future__ import annotations
 
@@ -24,9 +29,9 @@ __all__ = ["create_chat_completion", "create_completion"]
 class _Stream:
     """The fields every chunk of one streamed response shares."""
 
-    def __init__(self, object_name: str, prefix: str, model: str, include_usage: bool) -> None:
+    def __init__(self, object_name: str, rid: str, model: str, include_usage: bool) -> None:
         self.head = {
-            "id": new_id(prefix),
+            "id": rid,
             "object": object_name,
             "created": created(),
             "model": model,
@@ -53,9 +58,11 @@ async def create_completion(
     text, ids = (body.prompt, None) if isinstance(body.prompt, str) else (None, body.prompt)
     assert not isinstance(ids, str)
     params = body.sampling_params(body.max_tokens)
-    stream = ctx.open("completions", text, params, ids)  # type: ignore[arg-type]
+    rid = body.rid or new_id("cmpl")
+    fields = {"prompt": "prompt", "input_ids": "prompt", "max_new_tokens": "max_tokens"}
+    stream = ctx.open("completions", text, params, ids, rid=rid, fields=fields)  # type: ignore[arg-type]
     if body.stream:
-        shape = _Stream("text_completion", "cmpl", ctx.model_name, body.include_usage)
+        shape = _Stream("text_completion", rid, ctx.model_name, body.include_usage)
 
         def render(output: RequestOutput) -> Iterable[object]:
             if output.text or output.finish_reason is not None:
@@ -64,20 +71,20 @@ async def create_completion(
         return _sse(ctx, ctx.events(stream, render, shape.usage_chunks))
     (outputs,) = await ctx.collect([stream], request)
     text = "".join(o.text for o in outputs)
-    return _answer(ctx, "text_completion", "cmpl", outputs, {"text": text})
+    return _answer(ctx, "text_completion", rid, outputs, {"text": text})
 
 
 def _answer(
     ctx: ServingContext,
     object_name: str,
-    prefix: str,
+    rid: str,
     outputs: list[RequestOutput],
     content: dict[str, object],
 ) -> JSONResponse:
     """The JSON response of a finished request: one choice holding *content*, and usage."""
     last = outputs[-1]
     choice = {"index": 0, **content, "logprobs": None, "finish_reason": finish_reason(last)}
-    response = {"id": new_id(prefix), "object": object_name, "created": created()}
+    response = {"id": rid, "object": object_name, "created": created()}
     response.update(model=ctx.model_name, choices=[choice], usage=usage(last))
     return JSONResponse(response)
 
@@ -98,9 +105,13 @@ async def create_chat_completion(
     """Answer a chat completion request (a JSON body, or events with ``stream: true``)."""
     ctx.check_model(body.model)
     ids = _chat_input_ids(ctx, body)
-    stream = ctx.open("chat_completions", None, body.sampling_params(body.token_limit), ids)
+    rid = body.rid or new_id("chatcmpl")
+    limit = "max_tokens" if body.max_completion_tokens is None else "max_completion_tokens"
+    fields = {"prompt": "messages", "input_ids": "messages", "max_new_tokens": limit}
+    params = body.sampling_params(body.token_limit)
+    stream = ctx.open("chat_completions", None, params, ids, rid=rid, fields=fields)
     if body.stream:
-        shape = _Stream("chat.completion.chunk", "chatcmpl", ctx.model_name, body.include_usage)
+        shape = _Stream("chat.completion.chunk", rid, ctx.model_name, body.include_usage)
         first = [True]
 
         def render(output: RequestOutput) -> Iterable[object]:
@@ -117,4 +128,4 @@ async def create_chat_completion(
         return _sse(ctx, ctx.events(stream, render, shape.usage_chunks))
     (outputs,) = await ctx.collect([stream], request)
     message = {"role": "assistant", "content": "".join(o.text for o in outputs)}
-    return _answer(ctx, "chat.completion", "chatcmpl", outputs, {"message": message})
+    return _answer(ctx, "chat.completion", rid, outputs, {"message": message})
