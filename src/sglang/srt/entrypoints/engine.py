@@ -18,10 +18,8 @@ object then only supports :meth:`Engine.shutdown`).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import queue
-import random
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -36,7 +34,12 @@ from sglang.srt.managers.io_struct import (
     StatsRequest,
     TokenizedRequest,
 )
-from sglang.srt.sampling.sampling_params import SamplingParams
+from sglang.srt.managers.tokenizer_manager import (
+    LogprobOptions,
+    PromptInput,
+    TokenizerManager,
+    split_prompts,
+)
 from sglang.srt.server_args import ServerArgs
 
 if TYPE_CHECKING:
@@ -166,6 +169,13 @@ class Engine:
             self.server_args.tokenizer_path or self.server_args.model_path
         )
         self._ids = itertools.count()
+        self.tokenizer_manager = TokenizerManager(
+            self.tokenizer,
+            context_length=self.context_length,
+            max_total_tokens=self.max_total_tokens,
+            grammar_backend=self.server_args.grammar_backend,
+            new_rid=lambda: f"req-{next(self._ids)}",
+        )
         self._sinks: dict[str, OutputSink] = {}
         self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
         self._tokens = itertools.count(1)
@@ -208,34 +218,37 @@ class Engine:
 
     # -- requests ----------------------------------------------------------------------
 
-    def _prepare(
+    def prepare(
         self,
-        prompt: str | None,
-        input_ids: Sequence[int] | None,
-        sampling_params: Mapping[str, object] | None,
-        return_logprob: bool,
-    ) -> TokenizedRequest:
-        if (prompt is None) == (input_ids is None):
-            raise ValueError("give exactly one of prompt and input_ids")
-        params = SamplingParams.from_dict(sampling_params)
-        if params.seed is None:  # every rank must draw the same tokens
-            params = dataclasses.replace(params, seed=random.getrandbits(63))
-        ids = self.tokenizer.encode(prompt) if prompt is not None else list(input_ids or ())
-        if not all(isinstance(t, int) and 0 <= t < self.tokenizer.vocab_size for t in ids):
-            raise ValueError(f"input_ids must be token ids below {self.tokenizer.vocab_size}")
-        params.check_prompt(len(ids), self.context_length)
-        if len(ids) + 1 > self.max_total_tokens:
-            raise ValueError(
-                f"the prompt has {len(ids)} tokens but the KV cache holds {self.max_total_tokens}; "
-                f"raise --max-total-tokens or --mem-fraction-static"
-            )
-        return TokenizedRequest(f"req-{next(self._ids)}", tuple(ids), params, return_logprob)
+        prompts: Sequence[PromptInput],
+        sampling_params: Sequence[Mapping[str, object] | None],
+        options: Sequence[LogprobOptions],
+    ) -> list[TokenizedRequest]:
+        """Tokenize and check prompts; one request per prompt and sample (``n``), prompt-major.
+
+        See :class:`~sglang.srt.managers.tokenizer_manager.TokenizerManager`.
+
+        Raises:
+            ValueError: A bad prompt, parameter or option (the message names it).
+        """
+        return self.tokenizer_manager.prepare(prompts, sampling_params, options)
+
+    def token_text(self, token_id: int) -> str:
+        """The text of one token, special tokens included (``return_text_in_logprobs``)."""
+        return self.tokenizer.decode([token_id], skip_special_tokens=False)
 
     def _send(self, message: object) -> None:
         with self._send_lock:
             self._group.send(self._leader, message)
 
-    def _submit(self, requests: Sequence[TokenizedRequest], sinks: Sequence[OutputSink]) -> None:
+    def submit_requests(
+        self, requests: Sequence[TokenizedRequest], sinks: Sequence[OutputSink]
+    ) -> None:
+        """Send prepared *requests*; the outputs of each go to its sink (see :meth:`submit`).
+
+        Raises:
+            RuntimeError: The engine was shut down or its scheduler failed.
+        """
         with self._lock:
             if self._closed:
                 raise RuntimeError("the engine has been shut down")
@@ -250,7 +263,7 @@ class Engine:
         self, requests: Sequence[TokenizedRequest]
     ) -> list[queue.Queue[RequestOutput | BaseException]]:
         queues: list[queue.Queue[RequestOutput | BaseException]] = [queue.Queue() for _ in requests]
-        self._submit(requests, [q.put for q in queues])
+        self.submit_requests(requests, [q.put for q in queues])
         return queues
 
     def submit(
@@ -261,6 +274,7 @@ class Engine:
         return_logprob: bool = False,
         *,
         sink: OutputSink,
+        options: LogprobOptions | None = None,
     ) -> str:
         """Check and send one request whose outputs go to *sink*; return its id.
 
@@ -275,9 +289,13 @@ class Engine:
             ValueError: A bad parameter (the message names it); nothing is sent.
             RuntimeError: The engine was shut down or its scheduler failed.
         """
-        request = self._prepare(prompt, input_ids, sampling_params, return_logprob)
-        self._submit([request], [sink])
-        return request.rid
+        if options is None:
+            options = LogprobOptions(return_logprob)
+        requests = self.prepare([(prompt, input_ids)], [sampling_params], [options])
+        if len(requests) != 1:
+            raise ValueError("submit() sends one request: use submit_requests() for n > 1")
+        self.submit_requests(requests, [sink])
+        return requests[0].rid
 
     def release(self, rid: str) -> None:
         """Stop delivering request *rid*'s outputs (idempotent; does not abort it)."""
@@ -339,58 +357,48 @@ class Engine:
         input_ids: Sequence[int] | Sequence[Sequence[int]] | None = None,
         return_logprob: bool = False,
         stream: bool = False,
+        logprob_start_len: int | None = None,
+        top_logprobs_num: int | None = None,
+        token_ids_logprob: Sequence[int] | None = None,
+        return_text_in_logprobs: bool = False,
     ) -> Any:
-        """Generate for one prompt or a list (text or token ids).
+        """Generate for one prompt or a list (text or token ids), with upstream's arguments.
 
         Returns a dict shaped like upstream's (``text``, ``output_ids``,
-        ``meta_info``), a list of them for a list of prompts, or with
-        ``stream=True`` (one prompt) an iterator of dicts holding the new
-        part of ``text`` and ``output_ids``, the last with ``finish_reason``.
+        ``meta_info``; see :mod:`~sglang.srt.entrypoints.outputs`), a list of
+        them for a list of prompts or ``n > 1`` (prompt-major), or with
+        ``stream=True`` (one prompt, one sample) an iterator of dicts holding
+        the new part of ``text`` and ``output_ids``, the last with ``finish_reason``.
 
         Raises:
             ValueError: A bad parameter (the message names it); no request
                 of the call is sent then.
         """
-        batch = isinstance(prompt, (list, tuple)) or (
-            input_ids is not None and len(input_ids) > 0 and not isinstance(input_ids[0], int)
+        batch, prompts, params_list = split_prompts(prompt, input_ids, sampling_params)
+        options = LogprobOptions.build(
+            return_logprob,
+            logprob_start_len,
+            top_logprobs_num,
+            token_ids_logprob,
+            return_text_in_logprobs,
         )
-        prompts: list[str | None]
-        ids_list: list[Sequence[int] | None]
-        if batch:
-            count = len(prompt) if isinstance(prompt, (list, tuple)) else len(input_ids or ())
-            prompts = list(prompt) if isinstance(prompt, (list, tuple)) else [None] * count
-            ids_list = list(input_ids) if input_ids is not None else [None] * count  # type: ignore[arg-type]
-        else:
-            prompts = [prompt] if isinstance(prompt, str) or prompt is None else [None]
-            ids_list = [input_ids]  # type: ignore[list-item]
-        params_list: list[Mapping[str, object] | None]
-        if isinstance(sampling_params, (list, tuple)):
-            if len(sampling_params) != len(prompts):
-                raise ValueError("give one sampling_params per prompt, or one for all")
-            params_list = list(sampling_params)
-        else:
-            assert sampling_params is None or isinstance(sampling_params, Mapping)
-            params_list = [sampling_params] * len(prompts)
-        requests = [
-            self._prepare(p, i, sp, return_logprob)
-            for p, i, sp in zip(prompts, ids_list, params_list, strict=True)
-        ]
+        requests = self.prepare(prompts, params_list, [options] * len(prompts))
         if stream:
-            if batch:
-                raise ValueError("stream=True takes one prompt")
-            return self._stream(requests[0].rid, self._queued(requests)[0])
+            if len(requests) != 1:
+                raise ValueError("stream=True takes one prompt and one sample (n=1)")
+            return self._stream(requests[0].rid, self._queued(requests)[0], options)
         queues = self._queued(requests)
         results = [
-            result_dict(list(self._outputs(r.rid, q)), return_logprob)
+            result_dict(list(self._outputs(r.rid, q)), options, self.token_text)
             for r, q in zip(requests, queues, strict=True)
         ]
-        return results if batch else results[0]
+        return results if batch or len(results) > 1 else results[0]
 
     def _stream(
-        self, rid: str, q: queue.Queue[RequestOutput | BaseException]
+        self, rid: str, q: queue.Queue[RequestOutput | BaseException], options: LogprobOptions
     ) -> Iterator[dict[str, Any]]:
         for chunk in self._outputs(rid, q):
-            yield stream_chunk_dict(chunk)
+            yield stream_chunk_dict(chunk, options, self.token_text)
 
     # -- lifetime ----------------------------------------------------------------------
 
