@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from sglang.srt.managers.io_struct import RequestOutput
+from sglang.srt.managers.tokenizer_manager import LogprobOptions, PromptInput
 
 if TYPE_CHECKING:
     from sglang.srt.entrypoints.engine import Engine
@@ -115,6 +116,28 @@ class AsyncEngine:
             prompt, sampling_params, input_ids, return_logprob, sink=stream.sink
         )
         return stream
+
+    def open_many(
+        self,
+        prompts: Sequence[PromptInput],
+        sampling_params: Sequence[Mapping[str, object] | None],
+        options: Sequence[LogprobOptions],
+    ) -> list[RequestStream]:
+        """Check and send every prompt's requests (``n`` each, prompt-major); one stream each.
+
+        Nothing is sent when any of them is refused.
+
+        Raises:
+            ValueError: A bad prompt, parameter or option (the message names it).
+            RuntimeError: The engine was shut down or its scheduler failed.
+        """
+        loop = asyncio.get_running_loop()
+        requests = self.engine.prepare(prompts, sampling_params, options)
+        streams = [RequestStream(self.engine, loop) for _ in requests]
+        for stream, request in zip(streams, requests, strict=True):
+            stream.rid = request.rid
+        self.engine.submit_requests(requests, [stream.sink for stream in streams])
+        return streams
 
     async def collect(self, stream: RequestStream) -> list[RequestOutput]:
         """Every output of *stream* until it finishes (closing it in any case)."""
