@@ -256,6 +256,9 @@ CURL = {
         "data: [DONE]"
     ),
     f"guides/serving-http.rst: curl http://127.0.0.1:30000/generate {_AUTH}": '"output_ids"',
+    f"guides/serving-http.rst: curl http://127.0.0.1:30000/v1/chat/completions {_AUTH}": (
+        '"chat.completion"'
+    ),
 }
 """The HTTP guide's curl blocks and what each answer holds."""
 

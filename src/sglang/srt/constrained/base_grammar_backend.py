@@ -65,13 +65,18 @@ class BaseGrammarObject(Protocol):
 class BaseGrammarBackend:
     """Compiles grammars for one tokenizer and caches them.
 
-    Subclasses implement :meth:`_compile`, :meth:`_matcher` and :meth:`check`.
+    Subclasses implement :meth:`_setup`, :meth:`_compile`, :meth:`_matcher`
+    and :meth:`check`.
 
     Args:
         tokenizer: The model's tokenizer.
         vocab_size: The model's vocabulary size (the logits' width).
         stop_token_ids: The tokens that end a complete grammar (EOS).
         disable_any_whitespace: JSON without free whitespace between tokens.
+
+    Attributes:
+        hits: Grammars served from the cache.
+        misses: Grammars compiled.
     """
 
     def __init__(
@@ -87,6 +92,10 @@ class BaseGrammarBackend:
         self._cache: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
         self.hits = 0
         self.misses = 0
+        self._setup(tokenizer, stop_token_ids)
+
+    def _setup(self, tokenizer: HFTokenizer, stop_token_ids: Collection[int]) -> None:
+        raise NotImplementedError
 
     @staticmethod
     def check(kind: str, source: str) -> None:
@@ -98,12 +107,6 @@ class BaseGrammarBackend:
 
     def _matcher(self, compiled: object) -> BaseGrammarObject:
         raise NotImplementedError
-
-    def bitmask(self, rows: int) -> torch.Tensor:
-        """A host ``int32`` bitmask for *rows* requests, every token allowed."""
-        import torch
-
-        return torch.full((rows, -(-self.vocab_size // 32)), -1, dtype=torch.int32)
 
     def get_grammar(self, kind: str, source: str) -> BaseGrammarObject:
         """A fresh matcher for *source*, compiled once and then taken from the cache."""

@@ -88,18 +88,8 @@ class XGrammarObject:
 class XGrammarBackend(BaseGrammarBackend):
     """Compiles with :class:`xgrammar.GrammarCompiler`; see :class:`BaseGrammarBackend`."""
 
-    def __init__(
-        self,
-        tokenizer: HFTokenizer,
-        vocab_size: int,
-        stop_token_ids: Collection[int],
-        *,
-        disable_any_whitespace: bool = False,
-    ) -> None:
-        super().__init__(
-            tokenizer, vocab_size, stop_token_ids, disable_any_whitespace=disable_any_whitespace
-        )
-        info = tokenizer_info(tokenizer, vocab_size, stop_token_ids)
+    def _setup(self, tokenizer: HFTokenizer, stop_token_ids: Collection[int]) -> None:
+        info = tokenizer_info(tokenizer, self.vocab_size, stop_token_ids)
         self.compiler = xgrammar.GrammarCompiler(info, max_threads=_COMPILER_THREADS)
 
     @staticmethod

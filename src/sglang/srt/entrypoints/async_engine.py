@@ -132,7 +132,7 @@ class AsyncEngine:
             RuntimeError: The engine was shut down or its scheduler failed.
         """
         loop = asyncio.get_running_loop()
-        requests = self.engine.prepare(prompts, sampling_params, options)
+        requests = self.engine.tokenizer_manager.prepare(prompts, sampling_params, options)
         streams = [RequestStream(self.engine, loop) for _ in requests]
         for stream, request in zip(streams, requests, strict=True):
             stream.rid = request.rid

@@ -36,7 +36,6 @@ from sglang.srt.managers.io_struct import (
 )
 from sglang.srt.managers.tokenizer_manager import (
     LogprobOptions,
-    PromptInput,
     TokenizerManager,
     split_prompts,
 )
@@ -218,21 +217,6 @@ class Engine:
 
     # -- requests ----------------------------------------------------------------------
 
-    def prepare(
-        self,
-        prompts: Sequence[PromptInput],
-        sampling_params: Sequence[Mapping[str, object] | None],
-        options: Sequence[LogprobOptions],
-    ) -> list[TokenizedRequest]:
-        """Tokenize and check prompts; one request per prompt and sample (``n``), prompt-major.
-
-        See :class:`~sglang.srt.managers.tokenizer_manager.TokenizerManager`.
-
-        Raises:
-            ValueError: A bad prompt, parameter or option (the message names it).
-        """
-        return self.tokenizer_manager.prepare(prompts, sampling_params, options)
-
     def token_text(self, token_id: int) -> str:
         """The text of one token, special tokens included (``return_text_in_logprobs``)."""
         return self.tokenizer.decode([token_id], skip_special_tokens=False)
@@ -291,7 +275,9 @@ class Engine:
         """
         if options is None:
             options = LogprobOptions(return_logprob)
-        requests = self.prepare([(prompt, input_ids)], [sampling_params], [options])
+        requests = self.tokenizer_manager.prepare(
+            [(prompt, input_ids)], [sampling_params], [options]
+        )
         if len(requests) != 1:
             raise ValueError("submit() sends one request: use submit_requests() for n > 1")
         self.submit_requests(requests, [sink])
@@ -382,7 +368,7 @@ class Engine:
             token_ids_logprob,
             return_text_in_logprobs,
         )
-        requests = self.prepare(prompts, params_list, [options] * len(prompts))
+        requests = self.tokenizer_manager.prepare(prompts, params_list, [options] * len(prompts))
         if stream:
             if len(requests) != 1:
                 raise ValueError("stream=True takes one prompt and one sample (n=1)")

@@ -15,13 +15,14 @@ token texts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from starlette.responses import StreamingResponse
+from starlette.responses import JSONResponse, StreamingResponse
 
 from sglang.runtime.http import SSE_MEDIA_TYPE
 from sglang.srt.entrypoints.openai.context import ServingContext, created, new_id
+from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest, CompletionRequest
 from sglang.srt.entrypoints.outputs import logprob_meta
 from sglang.srt.managers.io_struct import RequestOutput
 from sglang.srt.managers.tokenizer_manager import LogprobOptions
@@ -31,7 +32,9 @@ __all__ = [
     "chat_logprobs",
     "completion_logprobs",
     "finish_fields",
-    "sse_response",
+    "response_json",
+    "running_usage",
+    "stream_response",
     "total_usage",
 ]
 
@@ -150,6 +153,31 @@ def chat_logprobs(
     return {"content": content}
 
 
-def sse_response(events: Iterable[str] | Any) -> StreamingResponse:
-    """The ``text/event-stream`` response of *events*."""
-    return StreamingResponse(events, media_type=SSE_MEDIA_TYPE)
+def stream_response(
+    ctx: ServingContext,
+    head: ResponseHead,
+    streams: Sequence[Any],
+    render: Callable[[int, RequestOutput], Iterable[object]],
+    body: CompletionRequest | ChatCompletionRequest,
+) -> StreamingResponse:
+    """The event stream of *streams*: *render* per output, then the total ``usage`` if asked."""
+
+    def final(lasts: list[RequestOutput | None]) -> Iterable[object]:
+        if body.include_usage:
+            yield head.usage_chunk(total_usage(lasts, body.n))
+
+    return StreamingResponse(ctx.events(streams, render, final), media_type=SSE_MEDIA_TYPE)
+
+
+def response_json(
+    ctx: ServingContext,
+    kind: tuple[str, str],
+    choices: list[dict[str, object]],
+    outputs: Sequence[Sequence[RequestOutput]],
+    n: int,
+) -> JSONResponse:
+    """The JSON response of finished requests: *kind* is ``(object name, id prefix)``."""
+    response = {"id": new_id(kind[1]), "object": kind[0], "created": created()}
+    response.update(model=ctx.model_name, choices=choices)
+    response["usage"] = total_usage([chunks[-1] for chunks in outputs], n)
+    return JSONResponse(response)

@@ -15,18 +15,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from sglang.runtime.http import APIError
-from sglang.srt.entrypoints.openai.context import ServingContext, created, new_id
+from sglang.srt.entrypoints.openai.context import ServingContext
 from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest
 from sglang.srt.entrypoints.openai.serving import (
     ResponseHead,
     chat_logprobs,
     finish_fields,
+    response_json,
     running_usage,
-    sse_response,
-    total_usage,
+    stream_response,
 )
 from sglang.srt.managers.io_struct import RequestOutput
 from sglang.srt.managers.tokenizer_manager import LogprobOptions
@@ -97,11 +97,7 @@ async def create_chat_completion(
             if output.finish_reason is not None:
                 yield head.chunk(index, {"delta": {}, **finish_fields(output)}, **extra)
 
-        def final(lasts: list[RequestOutput | None]) -> Iterable[object]:
-            if body.include_usage:
-                yield head.usage_chunk(total_usage(lasts, n))
-
-        return sse_response(ctx.events(streams, render, final))
+        return stream_response(ctx, head, streams, render, body)
     outputs = await ctx.collect(streams, request)
     choices = []
     for index, chunks in enumerate(outputs):
@@ -113,7 +109,4 @@ async def create_chat_completion(
         if body.return_prompt_token_ids:
             choice["prompt_token_ids"] = ids
         choices.append(choice)
-    response = {"id": new_id("chatcmpl"), "object": "chat.completion", "created": created()}
-    response.update(model=ctx.model_name, choices=choices)
-    response["usage"] = total_usage([chunks[-1] for chunks in outputs], n)
-    return JSONResponse(response)
+    return response_json(ctx, ("chat.completion", "chatcmpl"), choices, outputs, n)

@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
-from sglang.srt.entrypoints.openai.context import ServingContext, created, new_id
+from sglang.srt.entrypoints.openai.context import ServingContext
 from sglang.srt.entrypoints.openai.protocol import CompletionRequest
 from sglang.srt.entrypoints.openai.serving import (
     ResponseHead,
     completion_logprobs,
     finish_fields,
+    response_json,
     running_usage,
-    sse_response,
-    total_usage,
+    stream_response,
 )
 from sglang.srt.managers.io_struct import RequestOutput
 from sglang.srt.managers.tokenizer_manager import LogprobOptions
@@ -78,11 +78,7 @@ async def create_completion(
             extra = {"usage": running_usage(output)} if body.continuous_usage else {}
             yield head.chunk(index, choice, **extra)
 
-        def final(lasts: list[RequestOutput | None]) -> Iterable[object]:
-            if body.include_usage:
-                yield head.usage_chunk(total_usage(lasts, n))
-
-        return sse_response(ctx.events(streams, render, final))
+        return stream_response(ctx, head, streams, render, body)
     outputs = await ctx.collect(streams, request)
     choices = []
     for index, chunks in enumerate(outputs):
@@ -95,7 +91,4 @@ async def create_completion(
             choice["logprobs"] = completion_logprobs(chunks, options, ctx, start, echo_logprobs)
         choice.update(finish_fields(chunks[-1]))
         choices.append(choice)
-    response = {"id": new_id("cmpl"), "object": "text_completion", "created": created()}
-    response.update(model=ctx.model_name, choices=choices)
-    response["usage"] = total_usage([chunks[-1] for chunks in outputs], n)
-    return JSONResponse(response)
+    return response_json(ctx, ("text_completion", "cmpl"), choices, outputs, n)
