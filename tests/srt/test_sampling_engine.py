@@ -353,3 +353,26 @@ def test_bad_logprob_options_are_refused(engine: Engine) -> None:
         engine.generate("Hello", GREEDY, return_logprob=True, logprob_start_len=99)
     with pytest.raises(ValueError, match="top_logprobs_num"):
         engine.generate("Hello", GREEDY, return_logprob=True, top_logprobs_num=-1)
+
+
+def test_prompt_logprobs_of_a_chunked_prefill_match_transformers(engine: Engine, hf: Any) -> None:
+    text = "the lazy dog jumps over the quick brown fox"
+    while len(engine.tokenizer.encode(text)) <= 140:
+        text += " and the quick brown fox jumps over the lazy dog"
+    ids = engine.tokenizer.encode(text)
+    assert 128 < len(ids) < 250  # longer than one prefill chunk (128 tokens)
+    result = engine.generate(
+        input_ids=ids, sampling_params={**GREEDY, "max_new_tokens": 2}, return_logprob=True,
+        logprob_start_len=3,
+    )  # fmt: skip
+    got = [lp for lp, _, _ in result["meta_info"]["input_token_logprobs"]]
+    reference = torch.log_softmax(hf_logits(hf, ids), dim=-1)
+    expected = [float(reference[p - 1, ids[p]]) for p in range(3, len(ids))]
+    assert got == pytest.approx(expected, abs=TOLERANCE)
+
+
+def test_a_complete_grammar_ends_the_request_even_with_ignore_eos(engine: Engine) -> None:
+    params = {"temperature": 1.0, "seed": 2, "max_new_tokens": 32, "ignore_eos": True}
+    result = engine.generate("Answer:", {**params, "regex": "(yes|no)"})
+    assert result["text"] in ("yes", "no")
+    assert result["meta_info"]["finish_reason"]["type"] == "stop"

@@ -354,8 +354,11 @@ class Scheduler:
             text = req.tracker.append(token)
             if req.penalizer is not None:
                 req.penalizer.cumulate(token)
-            if req.grammar is not None and not req.grammar.accept_token(token):
-                req.tracker.abort(f"the grammar does not allow token {token}")
+            if req.grammar is not None and not req.tracker.finished:
+                if not req.grammar.accept_token(token):
+                    req.tracker.abort(f"the grammar does not allow token {token}")
+                elif req.grammar.is_terminated:  # complete, even with ignore_eos
+                    text += req.tracker.finish_stop(token)
             if req.tracker.finished:
                 self._release(req)
             outputs.append(request_output(req, [token], text, [result.logprobs[i]], result, i))

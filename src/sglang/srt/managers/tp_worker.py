@@ -162,19 +162,19 @@ class TpModelWorker:
             step_logits, params, [req.generator for req in sampling]
         )
         chosen = logprob_rows.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
-        tops: list[TopLogprobs] = []
-        asked: list[tuple[float, ...]] = []
-        for i, req in enumerate(sampling):
-            request = req.request
-            if request.return_logprob and (request.top_logprobs_num or request.token_ids_logprob):
-                top, ids = position_details(
-                    logprob_rows[i : i + 1], request.top_logprobs_num, request.token_ids_logprob
-                )
-                tops.append(top[0])
-                asked.append(ids[0])
-            else:
-                tops.append(())
-                asked.append(())
+        tops: list[TopLogprobs] = [() for _ in sampling]
+        asked: list[tuple[float, ...]] = [() for _ in sampling]
+        wanting = [i for i, r in enumerate(sampling) if r.request.return_logprob]
+        top_rows = [i for i in wanting if sampling[i].request.top_logprobs_num]
+        if top_rows:  # one top-k over every row that asks, cut to each one's k
+            k = max(sampling[i].request.top_logprobs_num for i in top_rows)
+            found, _ = position_details(logprob_rows[top_rows], k, None)
+            for i, top in zip(top_rows, found, strict=True):
+                tops[i] = top[: sampling[i].request.top_logprobs_num]
+        for i in wanting:
+            token_ids = sampling[i].request.token_ids_logprob
+            if token_ids:
+                asked[i] = position_details(logprob_rows[i : i + 1], 0, token_ids)[1][0]
         return GenerationBatchResult(tokens.tolist(), chosen.tolist(), tops, asked, input_logits)
 
     def process_logits(self, logits: torch.Tensor, reqs: tuple[Req, ...]) -> None:

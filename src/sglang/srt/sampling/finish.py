@@ -224,6 +224,13 @@ class OutputTracker:
         if self.finish is None:
             self.finish = FinishReason(FinishType.LENGTH)
 
+    def finish_stop(self, matched: int) -> str:
+        """End the request now with ``stop`` (its grammar is complete); return the held text."""
+        if self.finish is None:
+            self._text += self._decode_new(final=True)
+            self.finish = FinishReason(FinishType.STOP, matched)
+        return self._flush()
+
     def finish_length(self) -> str:
         """End the request now with finish reason ``length``; return the text held back.
 
