@@ -1,29 +1,37 @@
 """Reference SRT runtime throughput on the CPU, as ratios measured in one run.
 
-Two workloads, greedy with ``ignore_eos``, float32:
+Three workloads, float32:
 
 ``small``: a ~35M-parameter random Llama (``make_model --size small``),
-32 prompts, 128 new tokens each:
+32 prompts, 128 new tokens each, greedy with ``ignore_eos``:
 
 (a) continuous batching (all 32 requests in one ``generate`` call) against
     the same requests one at a time through the same engine (target >= 4x);
 (b) our tokens per second against ``transformers`` ``generate`` on the same
     prompts, batched and left-padded (target >= 1.0x).
 
+``sampling``: the same model and prompts:
+
+(c) structured output: the prompts sampled under a JSON schema against the
+    same sampled requests without it, in tokens per second (target >= 0.8x);
+(d) logprobs: the batched greedy requests with ``top_logprobs_num`` 5
+    against the same without logprobs (target >= 0.9x).
+
 ``smollm2``: a random model of SmolLM2-135M-Instruct's geometry
 (``make_model --size smollm2-135m``: 30 layers, hidden 576, 9 query / 3
 key-value heads, a 49152-token vocabulary, tied embeddings), 16 prompts of
-mixed lengths (20 to 300 tokens) x 64 new tokens:
+mixed lengths (20 to 300 tokens) x 64 greedy new tokens:
 
-(c) our tokens per second against batched, left-padded ``transformers``
+(e) our tokens per second against batched, left-padded ``transformers``
     ``generate`` with the same ``max_new_tokens`` (target >= 1.3x), the two
     taking turns ``--rounds`` times (the median round of each counts);
-(d) where a prefill step and a decode step of the engine spend their time
+(f) where a prefill step and a decode step of the engine spend their time
     (the same workload through an in-process scheduler, with timers around
     each component: see ``_timesplit.py``).
 
-Run: ``python benchmarks/bench_engine.py [--workload small|smollm2|all]
-[--threads N] [--rounds 3] [--chunked-prefill-size N]``. ``--threads`` sets ``OMP_NUM_THREADS`` for
+Run: ``python benchmarks/bench_engine.py [--workload small|sampling|smollm2|all]
+[--prompts 32] [--new-tokens 128] [--threads N] [--rounds 3]
+[--chunked-prefill-size N]``. ``--threads`` sets ``OMP_NUM_THREADS`` for
 the engine's scheduler process and ``torch.set_num_threads`` here, so both
 sides use the same number of threads (the default: torch's, one per core).
 """
@@ -31,6 +39,7 @@ sides use the same number of threads (the default: torch's, one per core).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -43,6 +52,61 @@ from typing import Any
 from _common import machine, print_table
 
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "hello", "world"]
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "pattern": "^[a-z ]{8,40}$"},
+        "age": {"type": "integer", "minimum": 0, "maximum": 120},
+        "tags": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^[a-z]{3,12}$"},
+            "minItems": 2,
+            "maxItems": 5,
+        },
+    },
+    "required": ["name", "age", "tags"],
+    "additionalProperties": False,
+}
+"""The structured-output workload's schema: bounded strings, so every answer completes."""
+
+
+REPEATS = 3
+"""Runs of each sampling workload; the best of each is reported."""
+
+
+def _rate(engine: Any, prompts: list[str], params: Any, **extra: Any) -> tuple[float, float]:
+    """``(seconds, generated tokens per second)`` of one batched ``generate`` call."""
+    start = time.perf_counter()
+    outputs = engine.generate(prompts, params, **extra)
+    seconds = time.perf_counter() - start
+    return seconds, sum(len(o["output_ids"]) for o in outputs) / seconds
+
+
+def sampling_rows(engine: Any, prompts: list[str], new_tokens: int) -> list[list[str]]:
+    """Rows (c) and (d): structured output and logprobs against the same requests without."""
+    sampled = [{"temperature": 0.8, "seed": i, "max_new_tokens": new_tokens} for i in range(32)]
+    sampled = sampled * (len(prompts) // 32 + 1)
+    plain_params = [{**p, "ignore_eos": True} for p in sampled[: len(prompts)]]
+    schema = json.dumps(SCHEMA)
+    json_params = [{**p, "json_schema": schema} for p in sampled[: len(prompts)]]
+    engine.generate(prompts[:2], json_params[:2])  # warm up: compile the grammar once
+    greedy = {"temperature": 0, "max_new_tokens": new_tokens, "ignore_eos": True}
+    runs: dict[str, list[tuple[float, float]]] = {"plain": [], "json": [], "greedy": [], "top": []}
+    for _ in range(REPEATS):  # interleaved, best of each: a shared machine's load is uneven
+        runs["plain"].append(_rate(engine, prompts, plain_params))
+        runs["json"].append(_rate(engine, prompts, json_params))
+        runs["greedy"].append(_rate(engine, prompts, greedy))
+        runs["top"].append(_rate(engine, prompts, greedy, return_logprob=True, top_logprobs_num=5))
+    (t_plain, r_plain), (t_json, r_json), (t_greedy, r_greedy), (t_top, r_top) = (
+        max(runs[k], key=lambda run: run[1]) for k in ("plain", "json", "greedy", "top")
+    )
+    return [
+        ["sampled, no grammar", f"{t_plain:.2f}", f"{r_plain:.0f}", "1.00x"],
+        ["sampled, JSON schema", f"{t_json:.2f}", f"{r_json:.0f}", f"{r_json / r_plain:.2f}x"],
+        ["greedy, no logprobs", f"{t_greedy:.2f}", f"{r_greedy:.0f}", "1.00x"],
+        ["greedy, top_logprobs 5", f"{t_top:.2f}", f"{r_top:.0f}", f"{r_top / r_greedy:.2f}x"],
+    ]
 
 
 def hf_generate(
@@ -91,6 +155,11 @@ def small(args: argparse.Namespace) -> None:
 
     with Engine(model_path=str(model), max_running_requests=args.prompts) as engine:
         engine.generate(prompts[:2], {**params, "max_new_tokens": 4})  # warm up
+        sampling = sampling_rows(engine, prompts, args.new_tokens)
+        if args.sampling_only:
+            print(machine(), f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
+            print_table(["run", "seconds", "tokens/s", "ratio"], sampling)
+            return
         start = time.perf_counter()
         batched = engine.generate(prompts, params)
         t_batched = time.perf_counter() - start
@@ -120,8 +189,27 @@ def small(args: argparse.Namespace) -> None:
                 f"{total / t_batched:.0f}",
                 f"{t_hf / t_batched:.2f}x vs transformers",
             ],
+            *sampling,
         ],
     )
+
+
+def sampling(args: argparse.Namespace) -> None:
+    """Workload ``sampling``: structured output and logprobs against the same requests without."""
+    import torch
+
+    from sglang import Engine
+    from sglang.testing.make_model import SIZES, make_model
+
+    torch.manual_seed(0)
+    model = make_model(Path(tempfile.mkdtemp()) / "small", SIZES["small"])
+    prompts = [" ".join(WORDS[: 3 + i % 8] * (1 + i % 3)) for i in range(args.prompts)]
+    with Engine(model_path=str(model), max_running_requests=args.prompts) as engine:
+        warm = {"temperature": 0, "max_new_tokens": 4}
+        engine.generate(prompts[:2], warm)
+        rows = sampling_rows(engine, prompts, args.new_tokens)
+    print(f"{args.prompts} prompts x {args.new_tokens} new tokens, ~35M-parameter Llama, float32")
+    print_table(["run", "seconds", "tokens/s", "ratio"], rows)
 
 
 def mixed_prompts(count: int, shortest: int, longest: int, vocab: int) -> list[list[int]]:
@@ -206,9 +294,11 @@ def smollm2(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--workload", choices=("small", "smollm2", "all"), default="all")
-    parser.add_argument("--prompts", type=int, default=32, help="workload small")
-    parser.add_argument("--new-tokens", type=int, default=128, help="workload small")
+    parser.add_argument(
+        "--workload", choices=("small", "sampling", "smollm2", "all"), default="all"
+    )
+    parser.add_argument("--prompts", type=int, default=32, help="workloads small, sampling")
+    parser.add_argument("--new-tokens", type=int, default=128, help="workloads small, sampling")
     parser.add_argument("--rounds", type=int, default=1, help="workload smollm2")
     parser.add_argument(
         "--chunked-prefill-size", type=int, default=None, help="workload smollm2: the engine's"
@@ -226,6 +316,8 @@ def main() -> None:
     print(machine(), f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
     if args.workload in ("small", "all"):
         small(args)
+    if args.workload in ("sampling", "all"):
+        sampling(args)
     if args.workload in ("smollm2", "all"):
         smollm2(args)
 

@@ -74,7 +74,8 @@ def test_generate_refuses_bad_sampling_params(http: httpx.Client) -> None:
         {"text": "a", "sampling_params": {"bogus": 1}},
         {"text": "a", "input_ids": [1]},
         {"input_ids": [10**9]},
-        {"text": ["a", "b"], "stream": True},
+        {"text": ["a", "b"], "sampling_params": [GREEDY]},
+        {"text": "a", "return_logprob": True, "logprob_start_len": 5},
     ]
     for body in cases:
         response = http.post("/generate", json=body)

@@ -310,15 +310,30 @@ def test_a_prompt_over_the_context_says_so_with_both_numbers(
         ),
         (
             "/v1/chat/completions",
+            {"messages": [{"role": "user", "content": "a"}], "top_logprobs": 3},
+            "top_logprobs",
+        ),
+        (
+            "/v1/chat/completions",
             {
                 "messages": [{"role": "user", "content": "a"}],
-                "stream": True,
-                "stream_options": {"continuous_usage_stats": True},
+                "response_format": {"type": "json_schema", "json_schema": {"schema": "{"}},
             },
-            "stream_options.continuous_usage_stats",
+            "response_format.json_schema.schema",
         ),
-        ("/v1/completions", {"prompt": "a", "logprobs": 2}, "logprobs"),
-        ("/generate", {"text": "a", "top_logprobs_num": 3}, "top_logprobs_num"),
+        ("/v1/completions", {"prompt": "a", "logprobs": 21}, "logprobs"),
+        ("/v1/completions", {"prompt": "a", "min_tokens": -1}, "min_tokens"),
+        ("/v1/completions", {"prompt": "a", "regex": "("}, "regex"),
+        (
+            "/generate",
+            {"text": "a", "return_logprob": True, "logprob_start_len": -2},
+            "logprob_start_len",
+        ),
+        (
+            "/generate",
+            {"text": "a", "sampling_params": {"json_schema": "{"}},
+            "sampling_params.json_schema",
+        ),
     ],
 )
 def test_errors_name_the_field_the_client_sent(

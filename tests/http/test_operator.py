@@ -54,7 +54,7 @@ def test_sglang_serve_logs_the_start_up_lines_and_stops_on_sigterm_at_once(
         "SRT platform: sglang.runtime.builtin.srt.CpuSRTPlatform (built-in); why: fallback"
         in (lines[0])
     )
-    assert re.search(rf"model {model} \(served as 'tiny'\): dtype \w+, tp-size 1$", lines[1])
+    assert re.search(rf"model {model} \(served as 'tiny'\): dtype float32, tp-size 1$", lines[1])
     assert lines[2].endswith(
         "KV cache: 512 tokens in 128 pages of 4 tokens; context length 256; max running requests 32"
     )

@@ -268,6 +268,9 @@ CURL = {
     ),
     f"guides/serving-http.rst: curl http://127.0.0.1:30000/tokenize {_AUTH}"
     """ -d '{"prompt": "Hello"}'""": '"max_model_len"',
+    f"guides/serving-http.rst: curl http://127.0.0.1:30000/v1/chat/completions {_AUTH}": (
+        '"chat.completion"'
+    ),
 }
 """The HTTP guide's curl blocks and what each answer holds."""
 

@@ -151,12 +151,21 @@ class HFTokenizer:
         return str(self.tokenizer.decode(ids, skip_special_tokens=skip_special_tokens))
 
     def apply_chat_template(
-        self, messages: Sequence[Mapping[str, object]], *, add_generation_prompt: bool = True
+        self,
+        messages: Sequence[Mapping[str, object]],
+        *,
+        add_generation_prompt: bool = True,
+        continue_final_message: bool = False,
+        template_kwargs: Mapping[str, object] | None = None,
     ) -> str:
         """Render *messages* (``{"role", "content"}`` mappings) with the chat template.
 
         Tokenise the result with ``encode(text, add_special_tokens=False)``:
-        the template writes the special tokens itself.
+        the template writes the special tokens itself. With
+        *continue_final_message* the text ends with the last message's
+        content (no end-of-turn after it and no generation prompt), so the
+        model continues that message, as ``transformers`` does.
+        *template_kwargs* are further template variables (``chat_template_kwargs``).
 
         Raises:
             ValueError: The model has no chat template, or the template
@@ -169,17 +178,26 @@ class HFTokenizer:
             )
         if self._template is None:
             self._template = _compile(self.chat_template)
+        variables = {
+            **(template_kwargs or {}),
+            "messages": list(messages),
+            "add_generation_prompt": add_generation_prompt and not continue_final_message,
+            "bos_token": self.bos_token or "",
+            "eos_token": self.eos_token or "",
+        }
         try:
-            return str(
-                self._template.render(
-                    messages=list(messages),
-                    add_generation_prompt=add_generation_prompt,
-                    bos_token=self.bos_token or "",
-                    eos_token=self.eos_token or "",
-                )
-            )
+            text = str(self._template.render(**variables))
         except _TemplateError as exc:
             raise ValueError(f"the chat template rejected the messages: {exc}") from None
+        if not continue_final_message:
+            return text
+        final = str(messages[-1].get("content") or "") if messages else ""
+        if not final.strip() or final.strip() not in text:
+            raise ValueError(
+                "continue_final_message needs a final message with content that the chat "
+                "template writes out"
+            )
+        return text[: text.rindex(final.strip()) + len(final.strip())]
 
 
 class _TemplateError(Exception):

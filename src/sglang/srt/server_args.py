@@ -25,6 +25,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_CHUNKED_PREFILL_SIZE",
     "DTYPES",
+    "GRAMMAR_BACKENDS",
     "SCHEDULE_POLICIES",
     "ServerArgs",
     "prepare_server_args",
@@ -32,6 +33,9 @@ __all__ = [
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 """Accepted ``--dtype`` values; ``auto`` takes the checkpoint's ``torch_dtype``."""
+
+GRAMMAR_BACKENDS = ("xgrammar", "none")
+"""Accepted ``--grammar-backend`` values (upstream also has ``outlines`` and ``llguidance``)."""
 
 SCHEDULE_POLICIES = ("lpm", "fcfs")
 """Accepted ``--schedule-policy`` values: longest prefix match first, or arrival order."""
@@ -105,6 +109,15 @@ class ServerArgs:
     )
     enable_torch_compile: bool = _opt(
         False, "Compile the decoder layers with torch.compile (the platform's backend)."
+    )
+    grammar_backend: str = _opt(
+        "xgrammar",
+        "Library for structured output (json_schema, regex, ebnf, response_format); none "
+        "refuses such requests.",
+        choices=GRAMMAR_BACKENDS,
+    )
+    constrained_json_disable_any_whitespace: bool = _opt(
+        False, "JSON-schema output without free whitespace between its tokens."
     )
     random_seed: int | None = _opt(None, "Seed for sampling and weight initialisation.")
     nnodes: int = _opt(1, "Number of machines.")
@@ -215,6 +228,11 @@ class ServerArgs:
             ),
             ("--port", not 0 < self.port < 65536, "must be a TCP port (1-65535)"),
             ("--dtype", self.dtype not in DTYPES, f"must be one of {', '.join(DTYPES)}"),
+            (
+                "--grammar-backend",
+                self.grammar_backend not in GRAMMAR_BACKENDS,
+                f"must be one of {', '.join(GRAMMAR_BACKENDS)}",
+            ),
         ]
         for flag, bad, rule in problems:
             if bad:

@@ -17,9 +17,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from sglang.srt.managers.io_struct import RequestOutput
+from sglang.srt.managers.tokenizer_manager import LogprobOptions
 
 if TYPE_CHECKING:
     from sglang.srt.entrypoints.engine import Engine
+    from sglang.srt.entrypoints.validation import PromptItem
 
 __all__ = ["AsyncEngine", "RequestStream"]
 
@@ -118,6 +120,27 @@ class AsyncEngine:
             prompt, sampling_params, input_ids, return_logprob, sink=stream.sink, rid=rid
         )
         return stream
+
+    def open_many(
+        self, items: Sequence[PromptItem], options: Sequence[LogprobOptions]
+    ) -> list[RequestStream]:
+        """Check and send every prompt's requests (``n`` each, prompt-major); one stream each.
+
+        Nothing is sent when any of them is refused.
+
+        Raises:
+            ValueError: A bad prompt, parameter, option or id (an
+                :class:`~sglang.srt.entrypoints.validation.InvalidRequestError`
+                naming it).
+            RuntimeError: The engine was shut down or its scheduler failed.
+        """
+        loop = asyncio.get_running_loop()
+        requests = self.engine.tokenizer_manager.prepare(items, options)
+        streams = [RequestStream(self.engine, loop) for _ in requests]
+        for stream, request in zip(streams, requests, strict=True):
+            stream.rid = request.rid
+        self.engine.submit_requests(requests, [stream.sink for stream in streams])
+        return streams
 
     async def collect(self, stream: RequestStream) -> list[RequestOutput]:
         """Every output of *stream* until it finishes (closing it in any case)."""

@@ -18,10 +18,8 @@ object then only supports :meth:`Engine.shutdown`).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import queue
-import random
 import threading
 import time
 import uuid
@@ -30,13 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from sglang.srt.entrypoints.engine_launch import EXIT_GRACE, follow_node_zero, launch_subprocesses
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
-from sglang.srt.entrypoints.validation import (
-    InvalidRequestError,
-    check_prompt_ids,
-    check_rid,
-    parse_sampling_params,
-    split_prompts,
-)
+from sglang.srt.entrypoints.validation import InvalidRequestError, PromptItem, split_prompts
 from sglang.srt.managers.io_struct import (
     AbortRequest,
     ControlReply,
@@ -46,6 +38,7 @@ from sglang.srt.managers.io_struct import (
     StatsRequest,
     TokenizedRequest,
 )
+from sglang.srt.managers.tokenizer_manager import LogprobOptions, TokenizerManager
 from sglang.srt.server_args import ServerArgs
 
 if TYPE_CHECKING:
@@ -102,6 +95,13 @@ class Engine:
         self.tokenizer: HFTokenizer = HFTokenizer.from_pretrained(
             self.server_args.tokenizer_path or self.server_args.model_path
         )
+        self.tokenizer_manager = TokenizerManager(
+            self.tokenizer,
+            context_length=self.context_length,
+            max_total_tokens=self.max_total_tokens,
+            grammar_backend=self.server_args.grammar_backend,
+            new_rid=lambda: uuid.uuid4().hex,
+        )
         self._sinks: dict[str, OutputSink] = {}
         self.last_receive_time = time.monotonic()
         self._send_lock = threading.Lock()  # a Connection is not safe for concurrent sends
@@ -146,35 +146,24 @@ class Engine:
 
     # -- requests ----------------------------------------------------------------------
 
-    def _prepare(
-        self,
-        prompt: str | None,
-        input_ids: Sequence[int] | None,
-        sampling_params: Mapping[str, object] | None,
-        return_logprob: bool,
-        rid: str | None = None,
-    ) -> TokenizedRequest:
-        if (prompt is None) == (input_ids is None):
-            raise InvalidRequestError("give exactly one of prompt and input_ids", "prompt")
-        rid = uuid.uuid4().hex if rid is None else check_rid(rid)
-        params = parse_sampling_params(sampling_params)
-        if params.seed is None:  # every rank must draw the same tokens
-            params = dataclasses.replace(params, seed=random.getrandbits(63))
-        ids = self.tokenizer.encode(prompt) if prompt is not None else list(input_ids or ())
-        check_prompt_ids(
-            ids,
-            vocab_size=self.tokenizer.vocab_size,
-            context_length=self.context_length,
-            max_total_tokens=self.max_total_tokens,
-            params=params,
-        )
-        return TokenizedRequest(rid, tuple(ids), params, return_logprob)
+    def token_text(self, token_id: int) -> str:
+        """The text of one token, special tokens included (``return_text_in_logprobs``)."""
+        return self.tokenizer.decode([token_id], skip_special_tokens=False)
 
     def _send(self, message: object) -> None:
         with self._send_lock:
             self._group.send(self._leader, message)
 
-    def _submit(self, requests: Sequence[TokenizedRequest], sinks: Sequence[OutputSink]) -> None:
+    def submit_requests(
+        self, requests: Sequence[TokenizedRequest], sinks: Sequence[OutputSink]
+    ) -> None:
+        """Send prepared *requests*; the outputs of each go to its sink (see :meth:`submit`).
+
+        Raises:
+            InvalidRequestError: A request's ``rid`` is already in flight
+                (``param`` ``"rid"``); nothing is sent.
+            RuntimeError: The engine was shut down or its scheduler failed.
+        """
         with self._lock:
             if self._closed:
                 raise RuntimeError("the engine has been shut down")
@@ -198,7 +187,7 @@ class Engine:
         self, requests: Sequence[TokenizedRequest]
     ) -> list[queue.Queue[RequestOutput | BaseException]]:
         queues: list[queue.Queue[RequestOutput | BaseException]] = [queue.Queue() for _ in requests]
-        self._submit(requests, [q.put for q in queues])
+        self.submit_requests(requests, [q.put for q in queues])
         return queues
 
     def submit(
@@ -210,6 +199,7 @@ class Engine:
         *,
         sink: OutputSink,
         rid: str | None = None,
+        options: LogprobOptions | None = None,
     ) -> str:
         """Check and send one request whose outputs go to *sink*; return its id.
 
@@ -219,7 +209,9 @@ class Engine:
         scheduler fails, so *sink* must return at once (for example hand
         the item to an event loop with ``loop.call_soon_threadsafe``). Call
         :meth:`release` when done with the request. *rid* names the request
-        (default: a fresh id); an id already in flight is refused.
+        (default: a fresh id); an id already in flight is refused. *options*
+        says which log-probabilities to report (default: the output
+        tokens' when *return_logprob*).
 
         Raises:
             ValueError: A bad parameter (an
@@ -227,9 +219,14 @@ class Engine:
                 naming it); nothing is sent.
             RuntimeError: The engine was shut down or its scheduler failed.
         """
-        request = self._prepare(prompt, input_ids, sampling_params, return_logprob, rid)
-        self._submit([request], [sink])
-        return request.rid
+        if options is None:
+            options = LogprobOptions(return_logprob)
+        item = PromptItem(prompt, input_ids, sampling_params, rid)
+        requests = self.tokenizer_manager.prepare([item], [options])
+        if len(requests) != 1:
+            raise ValueError("submit() sends one request: use submit_requests() for n > 1")
+        self.submit_requests(requests, [sink])
+        return requests[0].rid
 
     def release(self, rid: str) -> None:
         """Stop delivering request *rid*'s outputs (idempotent; does not abort it)."""
@@ -281,11 +278,18 @@ class Engine:
             raise FlushCacheError(str(reply.get("message")))
 
     def abort(self, rid: str) -> None:
-        """Abort request *rid* (its KV pages are freed; its result ends with ``abort``).
+        """Abort request *rid* and the requests named after it (their KV pages are freed).
 
-        An id that is not in flight (finished, or never sent) is ignored.
+        The requests named after *rid* are those ``f"{rid}-..."``: the ``n``
+        samples of a request and the prompts of an OpenAI response named
+        *rid*. Each result ends with ``abort``. An id that is not in flight
+        (finished, or never sent) is ignored.
         """
-        self._send(AbortRequest(rid))
+        prefix = f"{rid}-"
+        with self._lock:
+            derived = [r for r in self._sinks if r.startswith(prefix)]
+        for name in (rid, *derived):
+            self._send(AbortRequest(name))
 
     def abort_all(self) -> list[str]:
         """Abort every request in flight (as :meth:`abort`); return their ids."""
@@ -303,41 +307,52 @@ class Engine:
         return_logprob: bool = False,
         stream: bool = False,
         rid: str | Sequence[str] | None = None,
+        logprob_start_len: int | None = None,
+        top_logprobs_num: int | None = None,
+        token_ids_logprob: Sequence[int] | None = None,
+        return_text_in_logprobs: bool = False,
     ) -> Any:
-        """Generate for one prompt or a list (text or token ids).
+        """Generate for one prompt or a list (text or token ids), with upstream's arguments.
 
         Returns a dict shaped like upstream's (``text``, ``output_ids``,
-        ``meta_info``), a list of them for a list of prompts, or with
-        ``stream=True`` (one prompt) an iterator of dicts holding the new
-        part of ``text`` and ``output_ids``, the last with ``finish_reason``.
-        *rid* names the request (a list: one id per prompt); by default each
+        ``meta_info``; see :mod:`~sglang.srt.entrypoints.outputs`), a list of
+        them for a list of prompts or ``n > 1`` (prompt-major), or with
+        ``stream=True`` (one prompt, one sample) an iterator of dicts holding
+        the new part of ``text`` and ``output_ids``, the last with ``finish_reason``.
+        *rid* names the request (a list: one id per prompt; with ``n > 1``
+        sample *j* of a prompt named ``r`` is ``f"{r}-{j}"``); by default each
         gets a fresh id. ``meta_info["id"]`` is the id.
 
         Raises:
-            ValueError: A bad parameter (the message names it); no request
-                of the call is sent then.
+            ValueError: A bad parameter (an
+                :class:`~sglang.srt.entrypoints.validation.InvalidRequestError`
+                naming it); no request of the call is sent then.
         """
         batch, items = split_prompts(prompt, input_ids, sampling_params, rid)
-        requests = [
-            self._prepare(i.prompt, i.input_ids, i.sampling_params, return_logprob, i.rid)
-            for i in items
-        ]
+        options = LogprobOptions.build(
+            return_logprob,
+            logprob_start_len,
+            top_logprobs_num,
+            token_ids_logprob,
+            return_text_in_logprobs,
+        )
+        requests = self.tokenizer_manager.prepare(items, [options] * len(items))
         if stream:
-            if batch:
-                raise ValueError("stream=True takes one prompt")
-            return self._stream(requests[0].rid, self._queued(requests)[0])
+            if len(requests) != 1:
+                raise ValueError("stream=True takes one prompt and one sample (n=1)")
+            return self._stream(requests[0].rid, self._queued(requests)[0], options)
         queues = self._queued(requests)
         results = [
-            result_dict(list(self._outputs(r.rid, q)), return_logprob)
+            result_dict(list(self._outputs(r.rid, q)), options, self.token_text)
             for r, q in zip(requests, queues, strict=True)
         ]
-        return results if batch else results[0]
+        return results if batch or len(results) > 1 else results[0]
 
     def _stream(
-        self, rid: str, q: queue.Queue[RequestOutput | BaseException]
+        self, rid: str, q: queue.Queue[RequestOutput | BaseException], options: LogprobOptions
     ) -> Iterator[dict[str, Any]]:
         for chunk in self._outputs(rid, q):
-            yield stream_chunk_dict(chunk)
+            yield stream_chunk_dict(chunk, options, self.token_text)
 
     # -- lifetime ----------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from sglang.runtime.http import (
     stop_on_signals,
 )
 from sglang.runtime.logs import configure_logging
-from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
+from sglang.srt.entrypoints.async_engine import AsyncEngine
 from sglang.srt.entrypoints.engine import Engine, FlushCacheError
 from sglang.srt.entrypoints.metrics import METRICS_MEDIA_TYPE, ServerMetrics
 from sglang.srt.entrypoints.native_routes import PROBE_PATHS, add_native_routes, model_card
@@ -45,10 +45,13 @@ from sglang.srt.entrypoints.openai.protocol import (
     CompletionRequest,
     GenerateRequest,
 )
-from sglang.srt.entrypoints.openai.serving import create_chat_completion, create_completion
+from sglang.srt.entrypoints.openai.serving_chat import create_chat_completion
+from sglang.srt.entrypoints.openai.serving_completions import create_completion
 from sglang.srt.entrypoints.outputs import result_dict, stream_chunk_dict
 from sglang.srt.entrypoints.startup import log_startup, preflight
+from sglang.srt.entrypoints.validation import InvalidRequestError, PromptItem
 from sglang.srt.managers.io_struct import RequestOutput
+from sglang.srt.managers.tokenizer_manager import LogprobOptions
 from sglang.srt.server_args import ServerArgs
 
 __all__ = ["create_app", "launch_server"]
@@ -61,42 +64,50 @@ def _model_name(server_args: ServerArgs) -> str:
 
 
 async def _generate(ctx: ServingContext, body: GenerateRequest, request: Request) -> Response:
+    prompt_field = "text" if body.text is not None else "input_ids"
     try:
         prompts = body.prompts()
     except ValueError as exc:
-        raise APIError(400, str(exc), param="text") from None
-    batch = isinstance(body.text, list) or bool(
-        body.input_ids and isinstance(body.input_ids[0], list)
-    )
-    if body.stream and len(prompts) != 1:
-        raise APIError(400, "stream=true takes one prompt", param="stream")
+        raise APIError(400, str(exc), param=prompt_field) from None
     try:
         rids = body.rids(len(prompts))
     except ValueError as exc:
         raise APIError(400, str(exc), param="rid") from None
-    params = body.sampling_params
-    fields = {key: f"sampling_params.{key}" for key in params or {}}
-    fields["prompt"] = "text" if body.text is not None else "input_ids"
-    streams: list[RequestStream] = []
+    raw = body.sampling_params
+    params = list(raw) if isinstance(raw, list) else [raw] * len(prompts)
+    if len(params) != len(prompts):
+        raise APIError(
+            400, "sampling_params must be one mapping, or one per prompt", param="sampling_params"
+        )
     try:
-        for (text, ids), rid in zip(prompts, rids, strict=True):
-            streams.append(
-                ctx.open("generate", text, params, ids, body.return_logprob, rid=rid, fields=fields)
-            )
-    except APIError:
-        for stream in streams:  # send all or none, as Engine.generate does
-            stream.close()
-        raise
+        options = LogprobOptions.build(
+            body.return_logprob,
+            body.logprob_start_len,
+            body.top_logprobs_num,
+            body.token_ids_logprob,
+            body.return_text_in_logprobs,
+        )
+    except InvalidRequestError as exc:
+        raise APIError(400, str(exc), param=exc.param) from None
+    fields = {key: f"sampling_params.{key}" for p in params for key in p or {}}
+    fields["prompt"] = prompt_field
+    items = [
+        PromptItem(text, ids, p, rid)
+        for (text, ids), p, rid in zip(prompts, params, rids, strict=True)
+    ]
+    streams = ctx.open("generate", items, [options] * len(items), fields=fields)
+    text = ctx.engine.engine.token_text
+    several = body.is_batch or len(streams) > 1
     if body.stream:
 
-        def render(output: RequestOutput) -> list[object]:
-            return [stream_chunk_dict(output, body.return_logprob)]
+        def render(index: int, output: RequestOutput) -> list[object]:
+            chunk = stream_chunk_dict(output, options, text)
+            return [{**chunk, "index": index} if several else chunk]
 
-        events = ctx.events(streams[0], render)
-        return StreamingResponse(events, media_type=SSE_MEDIA_TYPE)
+        return StreamingResponse(ctx.events(streams, render), media_type=SSE_MEDIA_TYPE)
     outputs = await ctx.collect(streams, request)
-    results = [result_dict(chunks, body.return_logprob) for chunks in outputs]
-    return JSONResponse(results if batch else results[0])
+    results = [result_dict(chunks, options, text) for chunks in outputs]
+    return JSONResponse(results if several else results[0])
 
 
 def create_app(engine: Engine, server_args: ServerArgs) -> FastAPI:

@@ -46,6 +46,8 @@ def run(request: ServeRequest) -> None:
 def options_summary(width: int = 80) -> str:
     """The backend's options with their defaults, in columns: ``--tp-size 1  --port 30000 ...``.
 
+    The columns fit nine options in ten; a longer one spans two.
+
     A switch (off by default) stands alone; ``-`` marks an option decided at
     start when not given (by the platform, the model or the runtime). The
     model path, which the usage line shows, is left out.
@@ -63,10 +65,17 @@ def options_summary(width: int = 80) -> str:
         entries.append(
             flag if default is False else f"{flag} {'-' if default is None else default}"
         )
-    column = max(len(entry) for entry in entries) + 2
-    per_line = max(1, (width - 2) // column)
-    rows = [entries[i : i + per_line] for i in range(0, len(entries), per_line)]
-    return "\n".join("  " + "".join(e.ljust(column) for e in row).rstrip() for row in rows)
+    column = sorted(len(entry) for entry in entries)[len(entries) * 9 // 10] + 2
+    lines: list[str] = []
+    line = ""
+    for entry in entries:  # columns; an entry wider than one takes as many as it needs
+        cell = entry.ljust(-(-(len(entry) + 2) // column) * column)
+        if line and len("  " + line + entry) > width:
+            lines.append(line)
+            line = ""
+        line += cell
+    lines.append(line)
+    return "\n".join(("  " + text).rstrip() for text in lines)
 
 
 def create_backend() -> ServeBackend:

@@ -14,6 +14,7 @@ __all__ = [
     "AbortRequest",
     "ControlReply",
     "FlushCacheRequest",
+    "InputLogprobs",
     "RequestOutput",
     "ShutdownRequest",
     "StatsRequest",
@@ -30,13 +31,25 @@ class TokenizedRequest:
         input_ids: The prompt as the model sees it.
         params: Its checked sampling parameters (a seed is always set, so
             every tensor-parallel rank draws the same tokens).
-        return_logprob: Whether to report each output token's log-probability.
+        return_logprob: Whether to report log-probabilities.
+        logprob_start_len: The first prompt position whose log-probability is
+            reported (``-1``: none of the prompt's).
+        top_logprobs_num: How many most likely tokens to report per position.
+        token_ids_logprob: Tokens whose log-probabilities to report per position.
     """
 
     rid: str
     input_ids: tuple[int, ...]
     params: SamplingParams
     return_logprob: bool = False
+    logprob_start_len: int = -1
+    top_logprobs_num: int = 0
+    token_ids_logprob: tuple[int, ...] | None = None
+
+    @property
+    def wants_input_logprobs(self) -> bool:
+        """Whether prompt positions' log-probabilities are reported."""
+        return self.return_logprob and 0 <= self.logprob_start_len < len(self.input_ids)
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,32 @@ class ShutdownRequest:
     """Stop the scheduler loop."""
 
 
+TopLogprobs = tuple[tuple[float, int], ...]
+"""The most likely tokens at one position: ``(logprob, token_id)``, most likely first."""
+
+
+@dataclass(frozen=True)
+class InputLogprobs:
+    """The log-probabilities of a request's prompt, from ``logprob_start_len`` on.
+
+    Entry *i* is about prompt position ``start + i`` (the first position has
+    no context, so its entries are ``None``).
+
+    Attributes:
+        start: ``logprob_start_len``.
+        token_ids: The prompt's tokens from ``start`` on.
+        token_logprobs: Each one's log-probability.
+        top_logprobs: The most likely tokens there (empty unless asked).
+        token_ids_logprobs: The asked tokens' log-probabilities there (empty unless asked).
+    """
+
+    start: int
+    token_ids: tuple[int, ...]
+    token_logprobs: tuple[float | None, ...]
+    top_logprobs: tuple[TopLogprobs | None, ...] = ()
+    token_ids_logprobs: tuple[tuple[float, ...] | None, ...] = ()
+
+
 @dataclass(frozen=True)
 class RequestOutput:
     """What one scheduler step added to a request.
@@ -101,6 +140,11 @@ class RequestOutput:
         completion_tokens: Output tokens so far.
         cached_tokens: Prompt tokens whose KV came from the prefix cache
             (whole pages; 0 with ``--disable-radix-cache``).
+        top_logprobs: Per added token, the most likely tokens at its position
+            (empty unless ``top_logprobs_num``).
+        token_ids_logprobs: Per added token, the log-probabilities of
+            ``token_ids_logprob`` at its position (empty unless asked).
+        input_logprobs: The prompt's log-probabilities, in the request's first output.
     """
 
     rid: str
@@ -111,3 +155,6 @@ class RequestOutput:
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int = 0
+    top_logprobs: tuple[TopLogprobs, ...] = ()
+    token_ids_logprobs: tuple[tuple[float, ...], ...] = ()
+    input_logprobs: InputLogprobs | None = None

@@ -7,23 +7,28 @@ from typing import TYPE_CHECKING
 
 from sglang.srt.mem_cache.sequence import SequenceState
 from sglang.srt.sampling.finish import OutputTracker
+from sglang.srt.sampling.logprobs import InputLogprobCollector
 
 if TYPE_CHECKING:
     import torch
 
+    from sglang.srt.constrained import BaseGrammarObject
     from sglang.srt.managers.io_struct import TokenizedRequest
+    from sglang.srt.sampling.penaltylib import Penalizer
 
 __all__ = ["Req", "ScheduleBatch"]
 
 
 class Req:
-    """A request the scheduler holds: its sequence, its output and its generator.
+    """A request the scheduler holds: its sequence, its output, its generator and sampling state.
 
     Args:
         request: What the engine sent.
         tracker: Follows its output ids and text and decides when it ends.
         generator: Its seeded generator.
         arrival: Its place in arrival order.
+        penalizer: Its penalties and biases, if it has any.
+        grammar: Its structured-output grammar, if it has one.
 
     Attributes:
         cached_tokens: Prompt tokens whose KV came from the prefix cache when
@@ -31,6 +36,8 @@ class Req:
         passed_over: Prefill rounds that admitted others while it waited.
         retracted_at: Its output length when it was last retracted (``None``:
             never); it is not retracted again before it outgrows that.
+        input_logprobs: Gathers its prompt's log-probabilities while its
+            prefill runs (``None`` when it asked for none).
     """
 
     def __init__(
@@ -39,6 +46,9 @@ class Req:
         tracker: OutputTracker,
         generator: torch.Generator | None,
         arrival: int = 0,
+        *,
+        penalizer: Penalizer | None = None,
+        grammar: BaseGrammarObject | None = None,
     ) -> None:
         self.rid = request.rid
         self.request = request
@@ -49,6 +59,33 @@ class Req:
         self.cached_tokens: int | None = None
         self.passed_over = 0
         self.retracted_at: int | None = None
+        self.penalizer = penalizer
+        self.grammar = grammar
+        self.input_logprobs: InputLogprobCollector | None = None
+        if request.wants_input_logprobs:
+            self.input_logprobs = InputLogprobCollector(
+                request.input_ids,
+                request.logprob_start_len,
+                request.top_logprobs_num,
+                request.token_ids_logprob,
+            )
+        self.input_logprobs_sent = False
+
+    @property
+    def logits_from(self) -> int | None:
+        """The first position whose logits its next prefill step returns (``None``: the last)."""
+        collector = self.input_logprobs
+        return None if collector is None or collector.done else collector.logits_from
+
+    @property
+    def prefix_limit(self) -> int:
+        """How many leading tokens it may take from the prefix cache.
+
+        At least one token is computed (its logits are sampled), and no
+        position whose logits it still needs for its prompt's log-probabilities.
+        """
+        start = self.logits_from
+        return len(self.seq.token_ids) - 1 if start is None else start
 
     @property
     def prompt_tokens(self) -> int:

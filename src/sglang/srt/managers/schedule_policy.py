@@ -166,9 +166,14 @@ class PrefillAdder:
             self.chunked_req = req
 
     def _shares_with_admitted(self, req: Req, cached: int) -> bool:
-        end = cached + IN_BATCH_PREFIX_TOKENS
+        """Whether a request admitted now computes a good part of *req*'s uncached prompt.
+
+        That is :data:`IN_BATCH_PREFIX_TOKENS` tokens, or the whole rest of
+        the prompt (a sample of the same prompt, ``n > 1``) when it spans a page.
+        """
         ids = req.seq.token_ids
-        if len(ids) <= end:
+        end = min(cached + IN_BATCH_PREFIX_TOKENS, req.prefix_limit)
+        if end - cached < (IN_BATCH_PREFIX_TOKENS if end < len(ids) - 1 else self.page_size):
             return False
         head = ids[:end]
         return any(other.seq.token_ids[:end] == head for other in self.reqs)
@@ -178,7 +183,7 @@ class PrefillAdder:
         if self.slots <= 0 or self.budget <= 0:
             return AddResult.FULL
         ids = req.seq.token_ids
-        match = self.cache.match_prefix(ids[:-1])  # at least one token to compute: its logits
+        match = self.cache.match_prefix(ids[: req.prefix_limit])  # computes >= 1 token
         if defer_shared and self._shares_with_admitted(req, match.length):
             return AddResult.DEFERRED
         extend = len(ids) - match.length

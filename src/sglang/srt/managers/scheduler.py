@@ -53,6 +53,7 @@ from sglang.srt.managers.schedule_policy import (
     SchedulePolicy,
     is_urgent,
 )
+from sglang.srt.managers.scheduler_output import GrammarCache, request_output
 from sglang.srt.managers.scheduler_stats import SchedulerStats
 from sglang.srt.plugins import load_plugins
 
@@ -116,6 +117,9 @@ class Scheduler:
         self.running: list[Req] = []
         self.chunked_req: Req | None = None
         self.stats = SchedulerStats(server_args, tp_rank == 0)
+        self.grammars = GrammarCache(
+            server_args, self.tokenizer, config.vocab_size, self.eos_token_ids
+        )
         self.check_every_step = read_flag(
             ENV_CHECK_KV_ACCOUNTING, os.environ.get(ENV_CHECK_KV_ACCOUNTING)
         )
@@ -127,6 +131,7 @@ class Scheduler:
         """What the engine needs to check requests, and the state the metrics read."""
         return {
             "context_length": self.tp_worker.context_length,
+            "dtype": self.tp_worker.dtype,
             "max_total_tokens": self.tp_worker.max_total_tokens,
             "max_running_requests": self.tp_worker.max_running_requests,
             "page_size": self.page_size,
@@ -176,18 +181,30 @@ class Scheduler:
 
     def _new_req(self, message: TokenizedRequest) -> Req:
         from sglang.srt.sampling.finish import OutputTracker
+        from sglang.srt.sampling.penaltylib import Penalizer
         from sglang.srt.sampling.sampler import new_generator
 
+        params = message.params
         tracker = OutputTracker(
             self.tokenizer,
-            message.params,
+            params,
             self.eos_token_ids,
             prompt_tokens=len(message.input_ids),
             context_length=self.tp_worker.context_length,
         )
-        generator = new_generator(message.params, self.tp_worker.model_runner.device)
+        device = self.tp_worker.model_runner.device
+        generator = new_generator(params, device)
+        penalizer = None
+        if params.penalized:
+            stop = {*self.eos_token_ids, *params.stop_token_ids}
+            penalizer = Penalizer(params, message.input_ids, stop, device)
+        grammar = None
+        if params.grammar is not None and params.max_new_tokens > 0:
+            grammar = self.grammars.get(*params.grammar)
         self._arrivals += 1
-        return Req(message, tracker, generator, self._arrivals)
+        return Req(
+            message, tracker, generator, self._arrivals, penalizer=penalizer, grammar=grammar
+        )
 
     def _reply(self, token: int, body: dict[str, object]) -> None:
         if self.conn is not None:
@@ -218,7 +235,7 @@ class Scheduler:
 
     def _end(self, req: Req, message: str) -> None:
         req.tracker.abort(message)
-        self._send([self._output(req, [], "", [])])
+        self._send([request_output(req, [], "", [])])
 
     def _release(self, req: Req) -> None:
         """Take *req* out of the running set; leave its work in the cache, free the rest."""
@@ -316,7 +333,7 @@ class Scheduler:
         )
         text = req.tracker.finish_length()
         self._release(req)
-        self._send([self._output(req, [], text, [])])
+        self._send([request_output(req, [], text, [])])
 
     def run_batch(self, batch: ScheduleBatch) -> GenerationBatchResult:
         """Run one model step for *batch*."""
@@ -325,37 +342,36 @@ class Scheduler:
     def process_batch_result(self, batch: ScheduleBatch, result: GenerationBatchResult) -> None:
         """Append each request's new token, finish requests, free their pages, send outputs."""
         if batch.is_prefill:
-            for req in batch.reqs:
+            for req, logits in zip(batch.reqs, result.input_logits, strict=False):
                 self.tree_cache.cache_unfinished_req(req.seq)  # shareable from now on
+                if logits is not None and req.input_logprobs is not None:
+                    req.input_logprobs.add(*logits)
             self.running.extend(r for r in batch.sampling_reqs if r not in self.running)
         outputs = []
-        for req, token, logprob in zip(
-            batch.sampling_reqs, result.next_token_ids, result.logprobs, strict=True
-        ):
+        tokens = result.next_token_ids
+        for i, (req, token) in enumerate(zip(batch.sampling_reqs, tokens, strict=True)):
+            if req.tracker.room == 0:  # max_new_tokens 0: the prefill was all
+                req.tracker.finish_empty()
+                self._release(req)
+                outputs.append(request_output(req, [], "", []))
+                continue
             req.seq.token_ids.append(token)
             text = req.tracker.append(token)
-            logprobs = [logprob] if req.request.return_logprob else []
+            if req.penalizer is not None:
+                req.penalizer.cumulate(token)
+            if req.grammar is not None and not req.tracker.finished:
+                if not req.grammar.accept_token(token):
+                    req.tracker.abort(f"the grammar does not allow token {token}")
+                elif req.grammar.is_terminated:  # complete, even with ignore_eos
+                    text += req.tracker.finish_stop(token)
             if req.tracker.finished:
                 self._release(req)
-            outputs.append(self._output(req, [token], text, logprobs))
+            outputs.append(request_output(req, [token], text, [result.logprobs[i]], result, i))
         self._send(outputs)
         if not batch.is_prefill:
             self.stats.log_decode(batch, self.running, len(self.waiting), self.room.token_usage())
         if self.check_every_step:
             self.room.check(self.running, self.chunked_req, self.waiting)
-
-    def _output(self, req: Req, ids: list[int], text: str, logprobs: list[float]) -> RequestOutput:
-        finish = req.tracker.finish
-        return RequestOutput(
-            rid=req.rid,
-            output_ids=tuple(ids),
-            text=text,
-            logprobs=tuple(logprobs),
-            finish_reason=None if finish is None else finish.to_dict(),
-            prompt_tokens=req.prompt_tokens,
-            completion_tokens=req.output_len,
-            cached_tokens=req.cached_tokens or 0,
-        )
 
     def _send(self, outputs: list[RequestOutput]) -> None:
         if self.conn is not None and outputs:

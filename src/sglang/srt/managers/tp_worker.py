@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sglang.srt import platforms  # current_platform is read when it is used
 from sglang.srt.mem_cache.sequence import SequenceState
 from sglang.srt.model_executor.model_runner import ModelRunner
+from sglang.srt.sampling.logprobs import position_details
 from sglang.srt.sampling.sampler import Sampler
 
 if TYPE_CHECKING:
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
 
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.distributed import TensorParallel
-    from sglang.srt.managers.schedule_batch import ScheduleBatch
+    from sglang.srt.managers.io_struct import TopLogprobs
+    from sglang.srt.managers.schedule_batch import Req, ScheduleBatch
     from sglang.srt.server_args import ServerArgs
 
 __all__ = ["GenerationBatchResult", "TpModelWorker", "kv_capacity"]
@@ -25,10 +27,24 @@ _DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 
 @dataclass(frozen=True)
 class GenerationBatchResult:
-    """What one step produced: the next token and its log-probability per request."""
+    """What one step produced.
+
+    Attributes:
+        next_token_ids: The next token of each sampling request (``batch.sampling_reqs``).
+        logprobs: Each one's log-probability.
+        top_logprobs: Per sampling request, its position's most likely tokens
+            (empty unless it asked for ``top_logprobs_num``).
+        token_ids_logprobs: Per sampling request, its ``token_ids_logprob`` values.
+        input_logits: Per request of the batch (``batch.reqs``), ``(first
+            position, logits)`` of the prompt positions whose log-probabilities
+            it asked for, else ``None``.
+    """
 
     next_token_ids: list[int]
     logprobs: list[float]
+    top_logprobs: list[TopLogprobs] = field(default_factory=list)
+    token_ids_logprobs: list[tuple[float, ...]] = field(default_factory=list)
+    input_logits: list[tuple[int, torch.Tensor] | None] = field(default_factory=list)
 
 
 def kv_capacity(
@@ -72,6 +88,8 @@ class TpModelWorker:
         self.server_args = server_args
         self.tp = tp
         dtype = getattr(torch, _DTYPES.get(server_args.dtype, "float32"))
+        self.dtype: str = str(dtype).removeprefix("torch.")
+        """The dtype the weights and the KV cache are in (``--dtype auto`` resolved)."""
         config = ModelConfig.from_pretrained(server_args.model_path)
         self.context_length = server_args.context_length or config.max_position_embeddings
         self.max_running_requests = server_args.max_running_requests or 32
@@ -113,25 +131,76 @@ class TpModelWorker:
         return self.model_runner.allocator.available_pages()
 
     def forward_batch_generation(self, batch: ScheduleBatch) -> GenerationBatchResult:
-        """Run one step for *batch*; return the next token and its logprob of each sampling request.
+        """Run one step for *batch*; sample the next token of each sampling request.
 
         The results follow ``batch.sampling_reqs``: a chunked request whose
         prompt is not complete yet samples nothing (its seeded generator is
-        left untouched, so chunking does not change what it samples).
+        left untouched, so chunking does not change what it samples). Each
+        sampling request's logits get its penalties and its grammar's mask
+        first (:meth:`process_logits`).
         """
-        logits = self.model_runner.forward([req.seq for req in batch.reqs])
+        starts = [req.logits_from for req in batch.reqs] if batch.is_prefill else None
+        spans = []  # (first position with logits, rows) per request
+        for i, req in enumerate(batch.reqs):
+            done, end = req.seq.cached_len, req.seq.target_len
+            start = None if starts is None else starts[i]
+            first = end - 1 if start is None else min(max(start, done), end - 1)
+            spans.append((first, end - first))
+        logits = self.model_runner.forward([req.seq for req in batch.reqs], starts)
+        last, input_logits, row = [], [], 0
+        for i, (first, count) in enumerate(spans):
+            wanted = starts is not None and starts[i] is not None
+            input_logits.append((first, logits[row : row + count]) if wanted else None)
+            row += count
+            last.append(row - 1)
         sampling = batch.sampling_reqs
-        if len(sampling) != len(batch.reqs):
-            rows = [i for i, req in enumerate(batch.reqs) if req is not batch.chunked_req]
-            logits = logits[rows]
         if not sampling:
-            return GenerationBatchResult([], [])
-        tokens, logprobs = self.sampler(
-            logits,
-            [req.request.params for req in sampling],
-            [req.generator for req in sampling],
+            return GenerationBatchResult([], [], input_logits=input_logits)
+        rows = [last[i] for i, req in enumerate(batch.reqs) if req is not batch.chunked_req]
+        step_logits = logits[rows].float()
+        self.process_logits(step_logits, sampling)
+        params = [req.request.params for req in sampling]
+        tokens, logprob_rows = self.sampler.sample(
+            step_logits, params, [req.generator for req in sampling]
         )
-        return GenerationBatchResult(tokens.tolist(), logprobs.tolist())
+        chosen = logprob_rows.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+        tops: list[TopLogprobs] = [() for _ in sampling]
+        asked: list[tuple[float, ...]] = [() for _ in sampling]
+        wanting = [i for i, r in enumerate(sampling) if r.request.return_logprob]
+        top_rows = [i for i in wanting if sampling[i].request.top_logprobs_num]
+        if top_rows:  # one top-k over every row that asks, cut to each one's k
+            k = max(sampling[i].request.top_logprobs_num for i in top_rows)
+            found, _ = position_details(logprob_rows[top_rows], k, None)
+            for i, top in zip(top_rows, found, strict=True):
+                tops[i] = top[: sampling[i].request.top_logprobs_num]
+        for i in wanting:
+            token_ids = sampling[i].request.token_ids_logprob
+            if token_ids:
+                asked[i] = position_details(logprob_rows[i : i + 1], 0, token_ids)[1][0]
+        return GenerationBatchResult(tokens.tolist(), chosen.tolist(), tops, asked, input_logits)
+
+    def process_logits(self, logits: torch.Tensor, reqs: tuple[Req, ...]) -> None:
+        """Apply each request's penalties and biases, then its grammar's token mask, in place."""
+        for i, req in enumerate(reqs):
+            if req.penalizer is not None:
+                req.penalizer.apply(logits[i])
+        constrained = [i for i, req in enumerate(reqs) if req.grammar is not None]
+        if not constrained:
+            return
+        import torch
+
+        from sglang.srt.constrained import apply_token_bitmask
+
+        width = -(-logits.shape[-1] // 32)
+        bitmask = torch.full((len(constrained), width), -1, dtype=torch.int32)
+        for row, i in enumerate(constrained):
+            grammar = reqs[i].grammar
+            assert grammar is not None
+            grammar.fill_vocab_mask(bitmask, row)
+        index = torch.tensor(constrained, dtype=torch.int64, device=logits.device)
+        masked = logits.index_select(0, index)
+        apply_token_bitmask(masked, bitmask.to(logits.device, non_blocking=True))
+        logits.index_copy_(0, index, masked)
 
     def release(self, seq: SequenceState) -> None:
         """Free a finished request's KV pages."""

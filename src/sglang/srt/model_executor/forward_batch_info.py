@@ -33,6 +33,9 @@ class ForwardBatch:
         page_tables: Each sequence's KV pages, in token order.
         out_cache_loc: The KV slots of the new tokens.
         attn_backend: The attention backend that computes every layer.
+        logits_indices: Which new tokens (indices into ``input_ids``) get
+            logits; ``None``: each sequence's last one. Prompt log-probabilities
+            need more than the last.
     """
 
     forward_mode: ForwardMode
@@ -43,6 +46,7 @@ class ForwardBatch:
     page_tables: Sequence[Sequence[int]]
     out_cache_loc: torch.Tensor
     attn_backend: AttentionBackend
+    logits_indices: torch.Tensor | None = None
 
     @property
     def is_decode(self) -> bool:

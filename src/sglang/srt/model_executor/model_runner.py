@@ -133,8 +133,14 @@ class ModelRunner:
                 )
             seq.pages.extend(pages)
 
-    def prepare(self, seqs: Sequence[SequenceState]) -> ForwardBatch:
-        """Reserve pages for each sequence's new tokens and describe the step."""
+    def prepare(
+        self, seqs: Sequence[SequenceState], logits_from: Sequence[int | None] | None = None
+    ) -> ForwardBatch:
+        """Reserve pages for each sequence's new tokens and describe the step.
+
+        *logits_from* gives, per sequence, the first position whose logits
+        the step returns (``None``: only the last new token's).
+        """
         page_size = self.allocator.page_size
         ids: list[int] = []
         positions: list[int] = []
@@ -151,6 +157,14 @@ class ModelRunner:
         def tensor(values: list[int]) -> torch.Tensor:
             return torch.tensor(values, dtype=torch.int64, device=self.device)
 
+        rows: list[int] | None = None
+        if logits_from is not None and any(start is not None for start in logits_from):
+            rows, offset = [], 0
+            for seq, start, count in zip(seqs, logits_from, extend_lens, strict=True):
+                first = count - 1 if start is None else max(0, start - seq.cached_len)
+                rows.extend(range(offset + min(first, count - 1), offset + count))
+                offset += count
+
         return ForwardBatch(
             forward_mode=ForwardMode.DECODE if decode else ForwardMode.EXTEND,
             input_ids=tensor(ids),
@@ -160,6 +174,7 @@ class ModelRunner:
             page_tables=[list(s.pages) for s in seqs],
             out_cache_loc=tensor(slots),
             attn_backend=self.attn_backend,
+            logits_indices=None if rows is None else tensor(rows),
         )
 
     def forward_eager(self, batch: ForwardBatchLike) -> torch.Tensor:
@@ -169,9 +184,16 @@ class ModelRunner:
         logits: torch.Tensor = self.model(batch)
         return logits
 
-    def forward(self, seqs: Sequence[SequenceState]) -> torch.Tensor:
-        """Run one step for *seqs* (prefill or decode); return ``(len(seqs), vocab)`` logits."""
-        batch = self.prepare(seqs)
+    def forward(
+        self, seqs: Sequence[SequenceState], logits_from: Sequence[int | None] | None = None
+    ) -> torch.Tensor:
+        """Run one step for *seqs* (prefill or decode); return their logits.
+
+        One row per sequence, ``(len(seqs), vocab)``, unless *logits_from*
+        asks a sequence for the logits of positions ``logits_from[i]`` to its
+        last (see :meth:`prepare`); the rows follow the sequences' order.
+        """
+        batch = self.prepare(seqs, logits_from)
         with self.platform.inference_mode():
             if self.graph_runner is not None and self.graph_runner.can_run(batch):
                 logits = self.graph_runner.replay(batch)

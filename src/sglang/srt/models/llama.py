@@ -156,7 +156,7 @@ class LlamaForCausalLM(torch.nn.Module):
     """A Llama-style causal LM over the paged KV cache.
 
     ``forward(batch)`` returns the logits of each sequence's last new token,
-    ``(batch_size, vocab_size)``.
+    ``(batch_size, vocab_size)``, or of the new tokens ``batch.logits_indices`` names.
 
     Attributes:
         force_qkv_bias: Give q/k/v a bias whatever ``attention_bias`` says (Qwen2).
@@ -177,10 +177,12 @@ class LlamaForCausalLM(torch.nn.Module):
             self.lm_head.weight = self.model.embed_tokens.weight
 
     def forward(self, batch: ForwardBatch) -> torch.Tensor:
-        """Return the last new token's logits for each sequence."""
+        """Return the logits of each sequence's last new token (or of ``batch.logits_indices``)."""
         hidden = self.model(batch)
-        ends = torch.tensor(batch.extend_lens, device=hidden.device).cumsum(0) - 1
-        return self.lm_head.compute_logits(hidden[ends])
+        rows = batch.logits_indices
+        if rows is None:
+            rows = torch.tensor(batch.extend_lens, device=hidden.device).cumsum(0) - 1
+        return self.lm_head.compute_logits(hidden[rows])
 
     def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]]) -> None:
         """Load checkpoint tensors (Hugging Face names) into the fused parameters.

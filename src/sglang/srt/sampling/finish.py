@@ -2,22 +2,42 @@
 
 :class:`OutputTracker` follows one request: it receives each new token id,
 keeps ``output_ids`` (the token that ended the request included), turns
-them into text incrementally (special tokens left out, a character split
-across tokens held back until complete) and applies the finish rules in
-this order: EOS (unless ``ignore_eos``), a stop token, a stop string (the
-text is cut before it), ``max_new_tokens`` or the context length.
+them into text incrementally (special tokens left out unless
+``skip_special_tokens`` is false, a character split across tokens held back
+until complete) and applies the finish rules in this order: EOS (unless
+``ignore_eos``), a stop token, a stop string, a ``stop_regex`` match (the
+text is cut before the stop string or the match, unless ``no_stop_trim``),
+``max_new_tokens`` or the context length. Before ``min_new_tokens`` tokens
+only the length rules apply.
+
+A ``stop_regex`` match may start at most :data:`REGEX_HOLD_CHARS` characters
+before the end of the text (the text that long is held back while the
+request streams, or the pattern's longest match if that is shorter).
 """
 
 from __future__ import annotations
 
 import enum
+import importlib
+import re
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from sglang.srt.sampling.sampling_params import SamplingParams
 
-__all__ = ["Decoder", "FinishReason", "FinishType", "OutputTracker"]
+__all__ = ["REGEX_HOLD_CHARS", "Decoder", "FinishReason", "FinishType", "OutputTracker"]
+
+REGEX_HOLD_CHARS = 256
+"""The longest ``stop_regex`` match, in characters, that is guaranteed to be found whole."""
+
+_sre: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+
+
+def _longest_match(pattern: str) -> int:
+    """The most characters *pattern* can match, capped at :data:`REGEX_HOLD_CHARS`."""
+    return int(min(_sre.parse(pattern).getwidth()[1], REGEX_HOLD_CHARS))
 
 
 class Decoder(Protocol):
@@ -97,6 +117,8 @@ class OutputTracker:
         self._prefix = 0  # output_ids[_prefix:_read] decode to the end of _text
         self._read = 0
         self._longest_stop = max((len(stop) for stop in params.stop), default=0)
+        self._regexes = [re.compile(p) for p in params.stop_regex]
+        self._regex_hold = max((_longest_match(p) for p in params.stop_regex), default=0)
 
     @property
     def finished(self) -> bool:
@@ -115,8 +137,9 @@ class OutputTracker:
 
     def _decode_new(self, *, final: bool = False) -> str:
         """Return the text the newest ids add (held back while a character is incomplete)."""
-        before = self._decoder.decode(self.output_ids[self._prefix : self._read])
-        after = self._decoder.decode(self.output_ids[self._prefix :])
+        skip = self.params.skip_special_tokens
+        before = self._decoder.decode(self.output_ids[self._prefix : self._read], skip)
+        after = self._decoder.decode(self.output_ids[self._prefix :], skip)
         if not final and (after.endswith("\ufffd") or len(after) <= len(before)):
             return ""
         self._prefix, self._read = self._read, len(self.output_ids)
@@ -124,11 +147,12 @@ class OutputTracker:
 
     def _held_back(self) -> int:
         """How many trailing characters could still become the start of a stop string."""
-        for size in range(min(self._longest_stop - 1, len(self._text)), 0, -1):
+        held = min(self._regex_hold, len(self._text) - self._sent)
+        for size in range(min(self._longest_stop - 1, len(self._text)), held, -1):
             tail = self._text[-size:]
             if any(stop.startswith(tail) for stop in self.params.stop):
                 return size
-        return 0
+        return held
 
     def _flush(self) -> str:
         chunk = self._text[self._sent :]
@@ -136,15 +160,27 @@ class OutputTracker:
         return chunk
 
     def _match_stop(self, searched_from: int) -> None:
-        """Cut the text before the earliest stop string that ends in its new part."""
-        best: tuple[int, str] | None = None
+        """End at the earliest stop string or regex match that ends in the text's new part."""
+        if len(self.output_ids) < self.params.min_new_tokens:
+            return
+        best: tuple[int, int, str] | None = None  # (start, end, what matched)
         for stop in self.params.stop:
             at = self._text.find(stop, max(0, searched_from - len(stop) + 1))
             if at >= 0 and (best is None or at < best[0]):
-                best = (at, stop)
+                best = (at, at + len(stop), stop)
+        window = max(self._sent, searched_from - REGEX_HOLD_CHARS)
+        for regex in self._regexes:
+            found = regex.search(self._text, window)
+            while (
+                found is not None and found.end() <= searched_from and found.end() > found.start()
+            ):
+                found = regex.search(self._text, found.start() + 1)
+            if found is not None and (best is None or found.start() < best[0]):
+                best = (found.start(), found.end(), regex.pattern)
         if best is not None:
-            self._text = self._text[: best[0]]
-            self.finish = FinishReason(FinishType.STOP, best[1])
+            start, end, matched = best
+            self._text = self._text[: end if self.params.no_stop_trim else max(start, self._sent)]
+            self.finish = FinishReason(FinishType.STOP, matched)
 
     def append(self, token_id: int) -> str:
         """Add a generated token; return the text that may be shown now (``""`` if none).
@@ -157,13 +193,18 @@ class OutputTracker:
         if self.finish is not None:
             raise RuntimeError("the request has already finished")
         self.output_ids.append(token_id)
-        if token_id in self._eos or token_id in self._stop_ids:
-            # the ending token stays in output_ids but is not part of the text
-            self.finish = FinishReason(FinishType.STOP, token_id)
-            self.output_ids.pop()
+        may_stop = len(self.output_ids) > self.params.min_new_tokens
+        if may_stop and (token_id in self._eos or token_id in self._stop_ids):
+            # the ending token stays in output_ids; its text only with no_stop_trim
+            if not self.params.no_stop_trim:
+                self.output_ids.pop()
+            searched_from = len(self._text)
             self._text += self._decode_new(final=True)
-            self.output_ids.append(token_id)
-            self._match_stop(0)
+            if not self.params.no_stop_trim:
+                self.output_ids.append(token_id)
+            self._match_stop(searched_from)
+            if self.finish is None:
+                self.finish = FinishReason(FinishType.STOP, token_id)
             return self._flush()
         last = len(self.output_ids) >= self._room
         searched_from = len(self._text)
@@ -177,6 +218,18 @@ class OutputTracker:
         chunk = self._text[self._sent : safe]
         self._sent = max(self._sent, safe)
         return chunk
+
+    def finish_empty(self) -> None:
+        """End a request that may generate nothing (``max_new_tokens`` 0) with ``length``."""
+        if self.finish is None:
+            self.finish = FinishReason(FinishType.LENGTH)
+
+    def finish_stop(self, matched: int) -> str:
+        """End the request now with ``stop`` (its grammar is complete); return the held text."""
+        if self.finish is None:
+            self._text += self._decode_new(final=True)
+            self.finish = FinishReason(FinishType.STOP, matched)
+        return self._flush()
 
     def finish_length(self) -> str:
         """End the request now with finish reason ``length``; return the text held back.

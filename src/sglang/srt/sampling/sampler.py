@@ -4,9 +4,13 @@ One call samples a whole batch. Rows whose request is greedy take the
 argmax; the others are scaled by their temperature, filtered by top-k,
 top-p and min-p, and drawn from the remaining distribution, each seeded
 request with its own :class:`torch.Generator` so its output does not depend
-on what else is in the batch. The log-probability reported for a token is
-taken from the model's unmodified distribution (``log_softmax`` of the raw
-logits), as upstream SGLang reports it.
+on what else is in the batch. The logits it receives are already changed
+by the request's penalties, ``logit_bias`` and grammar mask
+(:mod:`~sglang.srt.sampling.logits`); the log-probabilities it reports are
+of the distribution it draws from before top-k, top-p and min-p filtering:
+``log_softmax(logits / temperature)`` (greedy rows: temperature 1), as
+upstream SGLang reports them. A token that cannot be drawn (masked) has
+the lowest float32 value rather than ``-inf``, so JSON can carry it.
 """
 
 from __future__ import annotations
@@ -33,11 +37,10 @@ def new_generator(params: SamplingParams, device: torch.device) -> torch.Generat
     return generator
 
 
-def _filter(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
-    """Return probabilities of one row after temperature, top-k, top-p and min-p."""
+def _filter(scaled: torch.Tensor, params: SamplingParams) -> torch.Tensor:
+    """Return probabilities of one temperature-scaled row after top-k, top-p and min-p."""
     import torch
 
-    scaled = logits.float() / params.temperature
     if params.top_k > 0 and params.top_k < scaled.numel():
         kth = torch.topk(scaled, params.top_k).values[-1]
         scaled = scaled.masked_fill(scaled < kth, float("-inf"))
@@ -55,16 +58,17 @@ def _filter(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
 class Sampler:
     """Samples next tokens for a batch and reports their log-probabilities."""
 
-    def __call__(
+    def sample(
         self,
         logits: torch.Tensor,
         params: Sequence[SamplingParams],
         generators: Sequence[torch.Generator | None],
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return ``(token_ids, logprobs)``, one of each per row of *logits* ``[batch, vocab]``.
+        """Return ``(token_ids, logprobs)``: one token per row, and each row's log-distribution.
 
         Args:
-            logits: The last position's logits of each request.
+            logits: The last position's logits of each request ``[batch, vocab]``
+                (penalties and masks applied).
             params: Each row's sampling parameters.
             generators: Each row's generator (``None``: the global one).
         """
@@ -72,12 +76,27 @@ class Sampler:
 
         if not (len(params) == len(generators) == logits.shape[0]):
             raise ValueError("one SamplingParams and one generator per logits row")
+        temperatures = [1.0 if p.greedy else float(p.temperature) for p in params]
+        scaled = logits.float()
+        if any(t != 1.0 for t in temperatures):
+            scale = torch.tensor(temperatures, dtype=torch.float32, device=logits.device)
+            scaled = scaled / scale.unsqueeze(-1)
         tokens = torch.argmax(logits, dim=-1)
         for row, (row_params, generator) in enumerate(zip(params, generators, strict=True)):
             if row_params.greedy:
                 continue
-            probs = _filter(logits[row], row_params)
+            probs = _filter(scaled[row], row_params)
             tokens[row] = torch.multinomial(probs, 1, generator=generator)[0]
-        logprobs = torch.log_softmax(logits.float(), dim=-1)
-        chosen = logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
-        return tokens, chosen
+        logprobs = torch.log_softmax(scaled, dim=-1)
+        logprobs.clamp_(min=torch.finfo(torch.float32).min)
+        return tokens, logprobs
+
+    def __call__(
+        self,
+        logits: torch.Tensor,
+        params: Sequence[SamplingParams],
+        generators: Sequence[torch.Generator | None],
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return ``(token_ids, logprobs)``: one token per row and its log-probability."""
+        tokens, logprobs = self.sample(logits, params, generators)
+        return tokens, logprobs.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)

@@ -15,41 +15,16 @@ from starlette.requests import Request
 from sglang.runtime.http import SSE_DONE, APIError, error_body, sse_event
 from sglang.srt.entrypoints.async_engine import AsyncEngine, RequestStream
 from sglang.srt.entrypoints.metrics import ServerMetrics
-from sglang.srt.entrypoints.validation import InvalidRequestError
+from sglang.srt.entrypoints.validation import InvalidRequestError, PromptItem
 from sglang.srt.managers.io_struct import RequestOutput
+from sglang.srt.managers.tokenizer_manager import LogprobOptions
 
-__all__ = ["ServingContext", "finish_reason", "new_id", "usage"]
+__all__ = ["ServingContext", "created", "new_id"]
 
 
 def new_id(prefix: str) -> str:
     """A fresh response id such as ``cmpl-0123abcd...``."""
     return f"{prefix}-{uuid.uuid4().hex}"
-
-
-def finish_reason(output: RequestOutput | None) -> str | None:
-    """OpenAI's ``finish_reason`` (``stop``, ``length``, ``abort``) of a final output."""
-    if output is None or output.finish_reason is None:
-        return None
-    return str(output.finish_reason.get("type"))
-
-
-def usage(output: RequestOutput | None) -> dict[str, object]:
-    """OpenAI's ``usage`` object from a request's latest output.
-
-    ``prompt_tokens_details.cached_tokens`` counts the prompt tokens whose KV
-    came from the prefix cache. Upstream SGLang reports it only with
-    ``--enable-cache-report``; this server always does (a documented
-    deviation: the field is OpenAI's, and clients that do not know it ignore it).
-    """
-    prompt = output.prompt_tokens if output is not None else 0
-    completion = output.completion_tokens if output is not None else 0
-    cached = output.cached_tokens if output is not None else 0
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": cached},
-    }
 
 
 async def _disconnected(request: Request) -> None:
@@ -86,23 +61,21 @@ class ServingContext:
     def open(
         self,
         endpoint: str,
-        prompt: str | None = None,
-        sampling_params: Mapping[str, object] | None = None,
-        input_ids: Sequence[int] | None = None,
-        return_logprob: bool = False,
+        items: Sequence[PromptItem],
+        options: Sequence[LogprobOptions],
         *,
-        rid: str | None = None,
         fields: Mapping[str, str] | None = None,
-    ) -> RequestStream:
-        """Send one request; a bad parameter becomes ``400``, a failed engine ``503``.
+    ) -> list[RequestStream]:
+        """Send every prompt's requests (``n`` each, prompt-major), or none.
 
-        The ``400``'s ``param`` is the request body's name of the field at
+        A bad parameter becomes ``400``, a failed engine ``503``. The
+        ``400``'s ``param`` is the request body's name of the field at
         fault: *fields* maps the engine's names (``prompt``,
         ``max_new_tokens``, ...; see :mod:`sglang.srt.entrypoints.validation`)
         onto the body's; a name it lacks is kept.
         """
         try:
-            stream = self.engine.open(prompt, sampling_params, input_ids, return_logprob, rid=rid)
+            streams = self.engine.open_many(items, options)
         except ValueError as exc:
             self.metrics.failed(endpoint)
             param = exc.param if isinstance(exc, InvalidRequestError) else None
@@ -112,8 +85,9 @@ class ServingContext:
         except RuntimeError as exc:
             self.metrics.failed(endpoint)
             raise APIError(503, str(exc)) from None
-        self.metrics.accepted(endpoint)
-        return stream
+        for _ in streams:
+            self.metrics.accepted(endpoint)
+        return streams
 
     async def collect(
         self, streams: Sequence[RequestStream], request: Request
@@ -146,28 +120,49 @@ class ServingContext:
 
     async def events(
         self,
-        stream: RequestStream,
-        render: Callable[[RequestOutput], Iterable[object]],
-        final: Callable[[RequestOutput | None], Iterable[object]] = lambda _: (),
+        streams: Sequence[RequestStream],
+        render: Callable[[int, RequestOutput], Iterable[object]],
+        final: Callable[[list[RequestOutput | None]], Iterable[object]] = lambda _: (),
     ) -> AsyncIterator[str]:
-        """The server-sent events of *stream*, ending with ``data: [DONE]``.
+        """The server-sent events of *streams*, merged as outputs arrive, then ``data: [DONE]``.
 
-        ``render(output)`` gives the events of each output, ``final(last
-        output)`` those after the last one. The request is aborted when the
-        stream is closed before it finished (a client that disconnected),
-        which frees its KV pages.
+        ``render(index, output)`` gives the events of each output of
+        ``streams[index]``, ``final(last outputs)`` those after the last one.
+        Requests are aborted when the stream is closed before they finished
+        (a client that disconnected), which frees their KV pages.
         """
+        merged: asyncio.Queue[tuple[int, RequestOutput | BaseException | None]] = asyncio.Queue()
+
+        async def pump(index: int, stream: RequestStream) -> None:
+            try:
+                async for output in stream:
+                    merged.put_nowait((index, output))
+                merged.put_nowait((index, None))
+            except RuntimeError as exc:
+                merged.put_nowait((index, exc))
+
+        tasks = [asyncio.ensure_future(pump(i, s)) for i, s in enumerate(streams)]
         try:
-            async for output in stream:
-                for item in render(output):
-                    yield sse_event(item)
-            for item in final(stream.last):
-                yield sse_event(item)
-        except RuntimeError as exc:  # the scheduler failed mid-stream
-            yield sse_event(error_body(str(exc), "server_error"))
+            open_streams = len(streams)
+            while open_streams:
+                index, item = await merged.get()
+                if item is None:
+                    open_streams -= 1
+                    continue
+                if isinstance(item, BaseException):  # the scheduler failed mid-stream
+                    yield sse_event(error_body(str(item), "server_error"))
+                    break
+                for event in render(index, item):
+                    yield sse_event(event)
+            else:
+                for event in final([s.last for s in streams]):
+                    yield sse_event(event)
         finally:
-            stream.close()
-            self.metrics.finished(stream)
+            for task in tasks:
+                task.cancel()
+            for stream in streams:
+                stream.close()
+                self.metrics.finished(stream)
         yield SSE_DONE
 
 

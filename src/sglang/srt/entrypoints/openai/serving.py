@@ -1,131 +1,210 @@
-"""``/v1/completions`` and ``/v1/chat/completions``, answered or streamed as OpenAI does.
+"""What ``/v1/completions`` and ``/v1/chat/completions`` share: choices, usage, logprobs.
 
-The response ``id`` is the request's id: the body's ``rid`` when it has
-one (as upstream), else a fresh ``cmpl-...`` / ``chatcmpl-...``, so
-``POST /abort_request {"rid": id}`` reaches the request.
+A request with ``n`` samples and several prompts becomes one engine request
+per prompt and sample, prompt-major, and choice *i* of the response is
+request *i* (``index = prompt * n + sample``). ``usage`` counts each
+prompt once and every choice's completion; ``cached_tokens`` adds up the
+prompt tokens every choice read from the prefix cache (as upstream SGLang
+adds them up). Log-probabilities come from the engine's ``meta_info``
+entries (:func:`~sglang.srt.entrypoints.outputs.logprob_meta`) with the
+token texts. The response ``id`` is the body's ``rid`` when it has one (as
+upstream), else a fresh ``cmpl-...`` / ``chatcmpl-...``; the engine's
+requests are named after it (:func:`request_items`), so ``POST
+/abort_request {"rid": id}`` reaches them.
+
+* :mod:`~sglang.srt.entrypoints.openai.serving_completions`: ``/v1/completions``;
+* :mod:`~sglang.srt.entrypoints.openai.serving_chat`: ``/v1/chat/completions``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, StreamingResponse
 
-from sglang.runtime.http import SSE_MEDIA_TYPE, APIError
-from sglang.srt.entrypoints.openai.context import (
-    ServingContext,
-    created,
-    finish_reason,
-    new_id,
-    usage,
-)
+from sglang.runtime.http import SSE_MEDIA_TYPE
+from sglang.srt.entrypoints.openai.context import ServingContext, created, new_id
 from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest, CompletionRequest
+from sglang.srt.entrypoints.outputs import logprob_meta
+from sglang.srt.entrypoints.validation import PromptItem
 from sglang.srt.managers.io_struct import RequestOutput
+from sglang.srt.managers.tokenizer_manager import LogprobOptions
 
-__all__ = ["create_chat_completion", "create_completion"]
-
-
-class _Stream:
-    """The fields every chunk of one streamed response shares."""
-
-    def __init__(self, object_name: str, rid: str, model: str, include_usage: bool) -> None:
-        self.head = {
-            "id": rid,
-            "object": object_name,
-            "created": created(),
-            "model": model,
-        }
-        self.include_usage = include_usage
-
-    def chunk(self, choice: dict[str, object]) -> dict[str, object]:
-        return {**self.head, "choices": [{"index": 0, "logprobs": None, **choice}]}
-
-    def usage_chunks(self, last: RequestOutput | None) -> Iterable[dict[str, object]]:
-        if self.include_usage:
-            yield {**self.head, "choices": [], "usage": usage(last)}
+__all__ = [
+    "ResponseHead",
+    "chat_logprobs",
+    "completion_logprobs",
+    "finish_fields",
+    "request_items",
+    "response_id",
+    "response_json",
+    "running_usage",
+    "stream_response",
+    "total_usage",
+]
 
 
-def _sse(ctx: ServingContext, events: object) -> StreamingResponse:
-    return StreamingResponse(events, media_type=SSE_MEDIA_TYPE)  # type: ignore[arg-type]
+def finish_fields(output: RequestOutput | None) -> dict[str, object]:
+    """``finish_reason`` (``stop``, ``length``, ``abort``) and upstream's ``matched_stop``."""
+    finish = None if output is None else output.finish_reason
+    if finish is None:
+        return {"finish_reason": None, "matched_stop": None}
+    return {"finish_reason": finish.get("type"), "matched_stop": finish.get("matched")}
 
 
-async def create_completion(
-    ctx: ServingContext, body: CompletionRequest, request: Request
-) -> Response:
-    """Answer a completion request (a JSON body, or events with ``stream: true``)."""
-    ctx.check_model(body.model)
-    text, ids = (body.prompt, None) if isinstance(body.prompt, str) else (None, body.prompt)
-    assert not isinstance(ids, str)
-    params = body.sampling_params(body.max_tokens)
-    rid = body.rid or new_id("cmpl")
-    fields = {"prompt": "prompt", "input_ids": "prompt", "max_new_tokens": "max_tokens"}
-    stream = ctx.open("completions", text, params, ids, rid=rid, fields=fields)  # type: ignore[arg-type]
-    if body.stream:
-        shape = _Stream("text_completion", rid, ctx.model_name, body.include_usage)
+def total_usage(outputs: Sequence[RequestOutput | None], n: int) -> dict[str, object]:
+    """OpenAI's ``usage`` of a response whose choices are *outputs* (``n`` per prompt).
 
-        def render(output: RequestOutput) -> Iterable[object]:
-            if output.text or output.finish_reason is not None:
-                yield shape.chunk({"text": output.text, "finish_reason": finish_reason(output)})
-
-        return _sse(ctx, ctx.events(stream, render, shape.usage_chunks))
-    (outputs,) = await ctx.collect([stream], request)
-    text = "".join(o.text for o in outputs)
-    return _answer(ctx, "text_completion", rid, outputs, {"text": text})
+    ``prompt_tokens_details.cached_tokens`` counts the prompt tokens whose KV
+    came from the prefix cache. Upstream SGLang reports it only with
+    ``--enable-cache-report``; this server always does (a documented
+    deviation: the field is OpenAI's, and clients that do not know it ignore it).
+    """
+    done = [o for o in outputs if o is not None]
+    prompt = sum(o.prompt_tokens for i, o in enumerate(outputs) if o is not None and i % n == 0)
+    completion = sum(o.completion_tokens for o in done)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": sum(o.cached_tokens for o in done)},
+    }
 
 
-def _answer(
+def response_id(body: CompletionRequest | ChatCompletionRequest, prefix: str) -> str:
+    """The response's ``id``: the body's ``rid`` (as upstream), else a fresh ``{prefix}-...``."""
+    return body.rid if body.rid is not None else new_id(prefix)
+
+
+def request_items(
+    prompts: Sequence[tuple[str | None, Sequence[int] | None]],
+    params: Mapping[str, object],
+    rid: str | None,
+) -> list[PromptItem]:
+    """The engine's prompts of one response, named after its ``rid`` when it has one.
+
+    One prompt is request *rid*; prompt *i* of several is ``f"{rid}-{i}"``
+    (the engine names sample *j* of ``n`` ``f"{name}-{j}"``), so
+    ``POST /abort_request {"rid": rid}`` reaches every request of the response.
+    """
+    if rid is None or len(prompts) == 1:
+        return [PromptItem(text, ids, params, rid) for text, ids in prompts]
+    return [PromptItem(text, ids, params, f"{rid}-{i}") for i, (text, ids) in enumerate(prompts)]
+
+
+class ResponseHead:
+    """The fields every chunk of one streamed response shares, and its chunk shapes.
+
+    Args:
+        object_name: ``text_completion`` or ``chat.completion.chunk``.
+        rid: The response's id (:func:`response_id`).
+        model: The served model's id.
+    """
+
+    def __init__(self, object_name: str, rid: str, model: str) -> None:
+        self.head = {"id": rid, "object": object_name, "created": created()}
+        self.head["model"] = model
+
+    def chunk(self, index: int, choice: dict[str, object], **extra: object) -> dict[str, object]:
+        """One chunk holding the choice *index*."""
+        body = {"index": index, "logprobs": None, **choice}
+        return {**self.head, "choices": [body], **extra}
+
+    def usage_chunk(self, usage: dict[str, object]) -> dict[str, object]:
+        """The last chunk of ``stream_options.include_usage``."""
+        return {**self.head, "choices": [], "usage": usage}
+
+
+def running_usage(output: RequestOutput) -> dict[str, object]:
+    """The ``usage`` of one choice so far (``stream_options.continuous_usage_stats``)."""
+    return {
+        "prompt_tokens": output.prompt_tokens,
+        "completion_tokens": output.completion_tokens,
+        "total_tokens": output.prompt_tokens + output.completion_tokens,
+    }
+
+
+def _meta(chunks: Sequence[RequestOutput], options: LogprobOptions, ctx: ServingContext) -> Any:
+    return logprob_meta(chunks, options, ctx.engine.engine.token_text)
+
+
+def completion_logprobs(
+    chunks: Sequence[RequestOutput],
+    options: LogprobOptions,
     ctx: ServingContext,
-    object_name: str,
-    rid: str,
-    outputs: list[RequestOutput],
-    content: dict[str, object],
+    offset: int,
+    with_prompt: bool,
+) -> dict[str, Any]:
+    """OpenAI's completion ``logprobs`` of *chunks*.
+
+    ``tokens``, ``token_logprobs``, ``top_logprobs`` and ``text_offset``;
+    the offsets count characters from *offset*.
+    """
+    meta = _meta(chunks, options, ctx)
+    entries = (meta["input_token_logprobs"] if with_prompt else []) + meta["output_token_logprobs"]
+    tokens = [str(text) for _, _, text in entries]
+    offsets = []
+    for token in tokens:
+        offsets.append(offset)
+        offset += len(token)
+    result: dict[str, Any] = {
+        "tokens": tokens,
+        "token_logprobs": [lp for lp, _, _ in entries],
+        "top_logprobs": None,
+        "text_offset": offsets,
+    }
+    if options.top_logprobs_num:
+        tops = (meta["input_top_logprobs"] if with_prompt else []) + meta["output_top_logprobs"]
+        result["top_logprobs"] = [
+            None if top is None else {str(text): lp for lp, _, text in top} for top in tops
+        ]
+    return result
+
+
+def _token(text: str, logprob: float) -> dict[str, object]:
+    return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
+
+
+def chat_logprobs(
+    chunks: Sequence[RequestOutput], options: LogprobOptions, ctx: ServingContext
+) -> dict[str, Any]:
+    """OpenAI's chat ``logprobs``: ``{"content": [{token, logprob, bytes, top_logprobs}]}``."""
+    meta = _meta(chunks, options, ctx)
+    tops = meta.get("output_top_logprobs") or [[] for _ in meta["output_token_logprobs"]]
+    content = []
+    for (lp, _, text), top in zip(meta["output_token_logprobs"], tops, strict=True):
+        item = _token(str(text), lp)
+        item["top_logprobs"] = [_token(str(t), v) for v, _, t in top or ()]
+        content.append(item)
+    return {"content": content}
+
+
+def stream_response(
+    ctx: ServingContext,
+    head: ResponseHead,
+    streams: Sequence[Any],
+    render: Callable[[int, RequestOutput], Iterable[object]],
+    body: CompletionRequest | ChatCompletionRequest,
+) -> StreamingResponse:
+    """The event stream of *streams*: *render* per output, then the total ``usage`` if asked."""
+
+    def final(lasts: list[RequestOutput | None]) -> Iterable[object]:
+        if body.include_usage:
+            yield head.usage_chunk(total_usage(lasts, body.n))
+
+    return StreamingResponse(ctx.events(streams, render, final), media_type=SSE_MEDIA_TYPE)
+
+
+def response_json(
+    ctx: ServingContext,
+    head: tuple[str, str],
+    choices: list[dict[str, object]],
+    outputs: Sequence[Sequence[RequestOutput]],
+    n: int,
 ) -> JSONResponse:
-    """The JSON response of a finished request: one choice holding *content*, and usage."""
-    last = outputs[-1]
-    choice = {"index": 0, **content, "logprobs": None, "finish_reason": finish_reason(last)}
-    response = {"id": rid, "object": object_name, "created": created()}
-    response.update(model=ctx.model_name, choices=[choice], usage=usage(last))
+    """The JSON response of finished requests: *head* is ``(object name, response id)``."""
+    response = {"id": head[1], "object": head[0], "created": created()}
+    response.update(model=ctx.model_name, choices=choices)
+    response["usage"] = total_usage([chunks[-1] for chunks in outputs], n)
     return JSONResponse(response)
-
-
-def _chat_input_ids(ctx: ServingContext, body: ChatCompletionRequest) -> list[int]:
-    tokenizer = ctx.engine.engine.tokenizer
-    messages = [{"role": m.role, "content": m.text()} for m in body.messages]
-    try:
-        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True)
-    except ValueError as exc:
-        raise APIError(400, str(exc), param="messages") from None
-    return tokenizer.encode(text, add_special_tokens=False)
-
-
-async def create_chat_completion(
-    ctx: ServingContext, body: ChatCompletionRequest, request: Request
-) -> Response:
-    """Answer a chat completion request (a JSON body, or events with ``stream: true``)."""
-    ctx.check_model(body.model)
-    ids = _chat_input_ids(ctx, body)
-    rid = body.rid or new_id("chatcmpl")
-    limit = "max_tokens" if body.max_completion_tokens is None else "max_completion_tokens"
-    fields = {"prompt": "messages", "input_ids": "messages", "max_new_tokens": limit}
-    params = body.sampling_params(body.token_limit)
-    stream = ctx.open("chat_completions", None, params, ids, rid=rid, fields=fields)
-    if body.stream:
-        shape = _Stream("chat.completion.chunk", rid, ctx.model_name, body.include_usage)
-        first = [True]
-
-        def render(output: RequestOutput) -> Iterable[object]:
-            if first[0]:
-                first[0] = False
-                yield shape.chunk(
-                    {"delta": {"role": "assistant", "content": ""}, "finish_reason": None}
-                )
-            if output.text:
-                yield shape.chunk({"delta": {"content": output.text}, "finish_reason": None})
-            if output.finish_reason is not None:
-                yield shape.chunk({"delta": {}, "finish_reason": finish_reason(output)})
-
-        return _sse(ctx, ctx.events(stream, render, shape.usage_chunks))
-    (outputs,) = await ctx.collect([stream], request)
-    message = {"role": "assistant", "content": "".join(o.text for o in outputs)}
-    return _answer(ctx, "chat.completion", rid, outputs, {"message": message})
