@@ -214,6 +214,30 @@ def test_abort_by_id_ends_the_request_and_frees_its_pages(http: httpx.Client) ->
     assert http.post("/abort_request", json={"rid": "gone"}).status_code == 200  # as upstream
 
 
+def test_samples_are_named_after_the_request_and_aborted_with_it(
+    http: httpx.Client, client: openai.OpenAI
+) -> None:
+    params = {"n": 2, "max_new_tokens": 2}
+    out = http.post("/generate", json={"text": "hi", "rid": "pair", "sampling_params": params})
+    assert [item["meta_info"]["id"] for item in out.json()] == ["pair-0", "pair-1"]
+    results: list[Any] = []
+    body = {"text": "fox", "rid": "many", "sampling_params": {**LONG, "n": 2}}
+    sender = threading.Thread(target=lambda: results.append(http.post("/generate", json=body)))
+    sender.start()
+    deadline = time.monotonic() + 10  # one runs, the other waits (--max-running-requests 1)
+    while http.get("/get_server_info").json()["waiting"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert http.post("/abort_request", json={"rid": "many"}).status_code == 200
+    sender.join(30)
+    reasons = [item["meta_info"]["finish_reason"]["type"] for item in results[0].json()]
+    assert reasons == ["abort", "abort"]
+    assert idle(http)["released"]
+    completion = client.completions.create(
+        model=MODEL_NAME, prompt=["a", "b"], n=2, max_tokens=1, extra_body={"rid": "two"}
+    )
+    assert (completion.id, len(completion.choices)) == ("two", 4)
+
+
 def test_abort_all_ends_running_and_queued_requests(http: httpx.Client) -> None:
     running = Stream(http, {"text": "fox", "sampling_params": LONG})
     queued = threading.Thread(
