@@ -151,3 +151,20 @@ def test_a_sequence_whose_leading_pages_changed_is_gathered_again() -> None:
     world.write(Seq([replacement], 0), 0, 1)
     seq.pages[0] = replacement
     world.decode()
+
+
+def test_one_long_sequence_among_short_ones_attends_row_by_row() -> None:
+    world = World(6, 4)
+    for _ in range(4):
+        world.join()
+    world.decode()
+    assert not world.cache.ragged  # similar lengths: one padded attention call
+    long = Seq([], 0)
+    world.cache.invalidate(world._pages_from(long, 0, 400))
+    world.seqs.append(long)
+    for _ in range(3):
+        world.decode()  # checked against attention over the pages
+        assert len(world.cache.ragged) == 5
+    world.seqs.remove(long)
+    world.decode()
+    assert not world.cache.ragged

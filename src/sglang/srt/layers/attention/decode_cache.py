@@ -8,6 +8,10 @@ for the first time (or whose pages changed) has its history gathered from
 the pages into a free row, once. So the copies survive the steps around
 them: a prefill of other sequences, a request finishing, a new one joining.
 
+A step whose sequences differ so much in length that padding every row to
+the longest would more than double the work (one long prompt decoding
+among short chats) attends row by row instead, each over its own length.
+
 Rows are invalidated, never trusted blindly: a row lives while its sequence
 keeps decoding, and dies when a decode step leaves that sequence out, or
 when any step writes into one of the pages it copied (the pages of a
@@ -32,6 +36,10 @@ _GROWTH = 128
 
 _SPARE_ROWS = 4
 """Rows added beyond the batch when the copies are (re)built, for sequences that join."""
+
+_RAGGED = 2
+"""When padding every row to the longest would do more than this many times the work the
+sequences need, each row attends over its own length alone (one attention call per row)."""
 
 
 @dataclass
@@ -79,6 +87,7 @@ class DecodeKVCache:
         self._plan: _Plan | None = None
         self.mask = torch.empty(0)
         self.longest = 0
+        self.ragged: list[tuple[int, int]] = []
 
     @property
     def live_rows(self) -> int:
@@ -161,6 +170,11 @@ class DecodeKVCache:
             shape=self._shape,
             identity=assigned == list(range(batch)) and used == batch,
         )
+        # one sequence far longer than the others would make every row attend over its
+        # length: then each row attends over its own length alone
+        self.ragged = [(assigned[i], n) for i, n in enumerate(seq_lens)]
+        if used * self.longest <= _RAGGED * sum(seq_lens):
+            self.ragged = []
         lens = torch.ones(used, dtype=torch.int64, device=self.device)  # other rows: one slot
         lens[self._plan.rows] = self._plan.positions + 1
         steps = torch.arange(self.longest, device=self.device)
@@ -250,12 +264,22 @@ class DecodeKVCache:
         keys[plan.rows, :, plan.positions] = new_kv[0].to(keys.dtype)
         values[plan.rows, :, plan.positions] = new_kv[1].to(values.dtype)
         used, heads, dim = self.mask.shape[0], q.shape[1], q.shape[2]
+        kv_heads = keys.shape[1]
+        if self.ragged:
+            out = torch.empty_like(q)
+            for i, (row, length) in enumerate(self.ragged):
+                out[i] = functional.scaled_dot_product_attention(
+                    q[i].view(kv_heads, heads // kv_heads, dim),
+                    keys[row, :, :length].to(q.dtype),
+                    values[row, :, :length].to(q.dtype),
+                    scale=scale,
+                ).reshape(heads, dim)
+            return out
         if plan.identity:
             queries = q
         else:
             queries = q.new_zeros((used, heads, dim))
             queries[plan.rows] = q
-        kv_heads = keys.shape[1]
         # the query heads of one key/value head attend together, as one query block,
         # so each sequence's keys and values are read once per step, not once per query head
         out = functional.scaled_dot_product_attention(
