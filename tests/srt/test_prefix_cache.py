@@ -21,6 +21,7 @@ from tests.srt.scheduler_harness import RecordingScheduler, cpu_platform, schedu
 ARCHS = ("llama", "mistral", "qwen2", "qwen3")
 CONFIGS = {
     "cache+chunked": {"chunked_prefill_size": 16},
+    "cache+mixed": {"chunked_prefill_size": 16, "enable_mixed_chunk": True},
     "cache": {"chunked_prefill_size": -1},
     "no-cache+chunked": {"chunked_prefill_size": 16, "disable_radix_cache": True},
     "no-cache": {"chunked_prefill_size": -1, "disable_radix_cache": True},

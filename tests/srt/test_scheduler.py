@@ -112,3 +112,34 @@ def test_lpm_overtakes_a_request_a_bounded_number_of_rounds(
     sched.run(max_steps=100)
     order = sorted([lonely, *followers], key=lambda r: sched.results[r].first_step or 0)
     assert order.index(lonely) == position
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_running_requests_keep_decoding_while_a_long_prompt_is_chunked(
+    model: Path, mixed: bool
+) -> None:
+    sched = scheduler(model, chunked_prefill_size=16, enable_mixed_chunk=mixed)
+    streams = [sched.submit(prompt(10 * i, 5), max_new_tokens=40) for i in range(3)]
+    while not all(sched.results.get(r) for r in streams):
+        sched.step()
+    long = sched.submit(prompt(50, 100))
+    gaps: list[int] = []  # steps between two tokens of the first stream, during the prefill
+    last, before = sched.steps, len(sched.results[streams[0]].ids)
+    while not sched.results.get(long):
+        batch = sched.get_next_batch_to_run()
+        assert batch is not None
+        if mixed:  # one step holds the chunk and every running request's next token
+            assert batch.is_prefill
+            assert set(batch.decode_reqs) == set(sched.running)
+            new = sum(r.seq.target_len - r.seq.cached_len for r in batch.reqs)
+            assert new <= 16
+        sched.process_batch_result(batch, sched.run_batch(batch))
+        sched.steps += 1
+        count = len(sched.results[streams[0]].ids)
+        if count > before:
+            gaps.append(sched.steps - last)
+            last, before = sched.steps, count
+    assert gaps
+    assert max(gaps) == (1 if mixed else 2)  # mixed: a token every step; else every other
+    sched.run(max_steps=200)
+    assert all(len(sched.results[r].ids) == 40 for r in streams)

@@ -92,6 +92,11 @@ class ServerArgs:
         f"chunks (-1 disables chunking; default {DEFAULT_CHUNKED_PREFILL_SIZE}).",
     )
     max_prefill_tokens: int = _opt(16384, "Most prompt tokens one prefill batch computes.")
+    enable_mixed_chunk: bool = _opt(
+        False,
+        "Run the running requests' decode in the same step as a prefill (or a chunk of "
+        "one): their tokens count against --chunked-prefill-size.",
+    )
     schedule_policy: str | None = _opt(
         None,
         "Order of waiting requests: lpm (longest cached prefix first; the default with the "

@@ -96,10 +96,13 @@ class KVRoom:
         used = total - self.allocator.available_pages() - self.cache.evictable_pages
         return used / total
 
-    def _missing(self, running: Sequence[Req]) -> int:
+    def decode_pages(self, running: Sequence[Req]) -> int:
+        """The pages one more token of every running request takes."""
         size = self.page_size
-        need = sum(max(0, -(-len(r.seq.token_ids) // size) - len(r.seq.pages)) for r in running)
-        return need - self.allocator.available_pages()
+        return sum(max(0, -(-len(r.seq.token_ids) // size) - len(r.seq.pages)) for r in running)
+
+    def _missing(self, running: Sequence[Req]) -> int:
+        return self.decode_pages(running) - self.allocator.available_pages()
 
     def make_room(self, running: Sequence[Req], chunked: Req | None) -> RoomVerdict:
         """Free pages for one more token of every running request, or say what to do first."""

@@ -102,6 +102,23 @@ class Req:
         """Whether it made progress since it was last retracted (or never was)."""
         return self.retracted_at is None or self.output_len > self.retracted_at
 
+    def append_token(self, token: int) -> str:
+        """Take one sampled token; return its new text (stop rules, penalties, grammar applied).
+
+        A token the grammar refuses aborts the request; a grammar that is
+        complete ends it with ``stop``, even with ``ignore_eos``.
+        """
+        self.seq.token_ids.append(token)
+        text = self.tracker.append(token)
+        if self.penalizer is not None:
+            self.penalizer.cumulate(token)
+        if self.grammar is not None and not self.tracker.finished:
+            if not self.grammar.accept_token(token):
+                self.tracker.abort(f"the grammar does not allow token {token}")
+            elif self.grammar.is_terminated:
+                text += self.tracker.finish_stop(token)
+        return text
+
     @property
     def remaining_new_tokens(self) -> int:
         """The most tokens it may still generate."""
@@ -120,11 +137,19 @@ class ScheduleBatch:
         is_prefill: Whether this step prefills (else it decodes one token each).
         chunked_req: In a prefill, the request of which this step computes only
             a chunk of the prompt: it samples no token yet.
+        decode_reqs: In a mixed prefill (``--enable-mixed-chunk``), the running
+            requests at the end of :attr:`reqs` that decode one token in it.
     """
 
     reqs: tuple[Req, ...]
     is_prefill: bool
     chunked_req: Req | None = None
+    decode_reqs: tuple[Req, ...] = ()
+
+    @property
+    def prefill_reqs(self) -> tuple[Req, ...]:
+        """The requests whose prompt (or a chunk of it) this step computes."""
+        return self.reqs[: len(self.reqs) - len(self.decode_reqs)] if self.is_prefill else ()
 
     @property
     def sampling_reqs(self) -> tuple[Req, ...]:

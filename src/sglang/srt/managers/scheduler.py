@@ -45,7 +45,7 @@ from sglang.srt.managers.io_struct import (
     StatsRequest,
     TokenizedRequest,
 )
-from sglang.srt.managers.kv_room import KVRoom
+from sglang.srt.managers.kv_room import KVRoom, RoomVerdict
 from sglang.srt.managers.schedule_batch import Req, ScheduleBatch
 from sglang.srt.managers.schedule_policy import (
     AddResult,
@@ -249,7 +249,17 @@ class Scheduler:
     # -- batches -----------------------------------------------------------------------
 
     def get_next_batch_to_run(self) -> ScheduleBatch | None:
-        """Prefill waiting requests (or the next chunk), else decode; alternate when both wait."""
+        """Prefill waiting requests (or the next chunk), else decode; alternate when both wait.
+
+        With ``--enable-mixed-chunk`` the running requests decode in the
+        prefill's step instead, when their next tokens fit as they are.
+        """
+        mixed = self.server_args.enable_mixed_chunk and self.running
+        if mixed and (self.waiting or self.chunked_req):
+            ready = self.room.make_room(self.running, self.chunked_req) == RoomVerdict()
+            batch = self._prefill_batch(decoding=tuple(self.running)) if ready else None
+            if batch is not None:
+                return batch
         batch = None
         if self._last_was_prefill:
             batch = self._decode_batch()
@@ -260,18 +270,20 @@ class Scheduler:
         self._last_was_prefill = batch is not None and batch.is_prefill
         return batch
 
-    def _prefill_batch(self) -> ScheduleBatch | None:
+    def _prefill_batch(self, decoding: tuple[Req, ...] = ()) -> ScheduleBatch | None:
+        """The next prefill; *decoding* requests ride along, one token each (a mixed step)."""
         if not self.waiting and self.chunked_req is None:
             return None
         args = self.server_args
         chunk = args.chunked_prefill_size or -1
+        decode_pages = self.room.decode_pages(decoding)
         adder = PrefillAdder(
             self.tree_cache,
             self.allocator,
-            token_budget=chunk if chunk > 0 else args.max_prefill_tokens,
+            token_budget=(chunk if chunk > 0 else args.max_prefill_tokens) - len(decoding),
             chunking=chunk > 0,
             slots=self.tp_worker.max_running_requests - len(self.running),
-            reserved_tokens=self.room.reserved_tokens(self.running),
+            reserved_tokens=self.room.reserved_tokens(self.running) + decode_pages * self.page_size,
             new_token_ratio=self.room.new_token_ratio,
             running=bool(self.running),
         )
@@ -291,7 +303,11 @@ class Scheduler:
         self.chunked_req = adder.chunked_req
         if not adder.reqs:
             return None
-        batch = ScheduleBatch(tuple(adder.reqs), is_prefill=True, chunked_req=adder.chunked_req)
+        batch = ScheduleBatch(
+            (*adder.reqs, *decoding), True, adder.chunked_req, decode_reqs=decoding
+        )
+        if decoding:
+            self.room.decoded()
         self.stats.log_prefill(batch, self.running, len(self.waiting), self.room.token_usage())
         return batch
 
@@ -342,7 +358,7 @@ class Scheduler:
     def process_batch_result(self, batch: ScheduleBatch, result: GenerationBatchResult) -> None:
         """Append each request's new token, finish requests, free their pages, send outputs."""
         if batch.is_prefill:
-            for req, logits in zip(batch.reqs, result.input_logits, strict=False):
+            for req, logits in zip(batch.prefill_reqs, result.input_logits, strict=False):
                 self.tree_cache.cache_unfinished_req(req.seq)  # shareable from now on
                 if logits is not None and req.input_logprobs is not None:
                     req.input_logprobs.add(*logits)
@@ -355,15 +371,7 @@ class Scheduler:
                 self._release(req)
                 outputs.append(request_output(req, [], "", []))
                 continue
-            req.seq.token_ids.append(token)
-            text = req.tracker.append(token)
-            if req.penalizer is not None:
-                req.penalizer.cumulate(token)
-            if req.grammar is not None and not req.tracker.finished:
-                if not req.grammar.accept_token(token):
-                    req.tracker.abort(f"the grammar does not allow token {token}")
-                elif req.grammar.is_terminated:  # complete, even with ignore_eos
-                    text += req.tracker.finish_stop(token)
+            text = req.append_token(token)
             if req.tracker.finished:
                 self._release(req)
             outputs.append(request_output(req, [token], text, [result.logprobs[i]], result, i))
