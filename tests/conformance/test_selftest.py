@@ -82,7 +82,7 @@ def _check_schema(run: SuiteRun) -> None:
 
 def _check_header_summary_and_diffusion(demo_run: SuiteRun) -> None:
     out = demo_run.output
-    assert "sglang conformance suite 1.1: sglang 0.1.0, torch 2.13.0" in out
+    assert "sglang conformance suite 1.2: sglang 0.1.0, torch 2.13.0" in out
     assert "device Demo device 0 (cpu)" in out
     assert (
         "plugin: entry point demo = sglang_demo_platform:activate, distribution "

@@ -165,8 +165,9 @@ CLAUSES: Mapping[str, Clause] = _table(
     ),
     Clause(
         "SUB-08",
-        "a prefill that starts after KV pages another sequence wrote, and a decode over "
-        "shared pages, give the logits of computing each sequence alone",
+        "a prefill that starts after KV pages another sequence wrote, a decode over "
+        "shared pages and a decode in a prefill's step give the logits of computing each "
+        "sequence alone",
         SRT_ONLY,
     ),
     Clause("OPS-01", "rms_norm as dispatched matches forward_native", SRT_ONLY),
@@ -202,7 +203,8 @@ CLAUSES: Mapping[str, Clause] = _table(
     Clause(
         "E2E-04",
         "the SRT engine generates the same tokens with its prefix cache and chunked prefill "
-        "as without them, and the second request of a shared prefix reads it from the cache",
+        "(alternating with decode steps, and mixed with them) as without them, and the "
+        "second request of a shared prefix reads it from the cache",
         SRT_ONLY,
     ),
     Clause("SRV-01", "the factory returns a ServeBackend with a supported api_version", ()),

@@ -34,7 +34,7 @@ from sglang.conformance._target import (
 
 __all__ = ["LEVEL_MODULES", "SUITE_VERSION", "Suite", "configure"]
 
-SUITE_VERSION = "1.1"
+SUITE_VERSION = "1.2"
 """The version of the clause set; it changes whenever a clause is added or its rule changes."""
 
 LEVEL_MODULES = (

@@ -35,6 +35,7 @@ params = {{"temperature": 0, "max_new_tokens": 8, "ignore_eos": True}}
 if __name__ == "__main__":
     results = {{}}
     configs = {{"shared": {{"chunked_prefill_size": 8}},
+               "mixed": {{"chunked_prefill_size": 8, "enable_mixed_chunk": True}},
                "alone": {{"disable_radix_cache": True, "chunked_prefill_size": -1}}}}
     for name, flags in configs.items():
         with Engine(model_path={model!r}, dtype="float32", max_total_tokens=512, page_size=4,
@@ -53,7 +54,11 @@ class TestPrefixSharing:
     def test_shared_pages_and_mid_sequence_prefill(
         self, sglang_target: Target, sglang_platform: Any
     ) -> None:
-        """A prefill after shared pages, and a decode over them, give each sequence's own logits."""
+        """Shared pages, prefill mid-sequence and mixed steps give each sequence its logits.
+
+        A prefill after shared pages, a decode over them and a decode in a
+        prefill's step (``--enable-mixed-chunk``).
+        """
         import torch
 
         from sglang.conformance.levels.test_end_to_end import make_test_model
@@ -85,6 +90,7 @@ class TestPrefixSharing:
         shared = len(_PREFIX) // 4
         reader = SequenceState(list(second), list(owner.pages[:shared]), len(_PREFIX))
         fresh = SequenceState(list(other))
+        joining = SequenceState([5, 6, 7, 8, 9, 10])
         try:
             logits = runner.forward([reader, fresh])  # mid-sequence prefill next to a full one
             compare(logits[0], second, "a prefill that starts after 12 tokens on shared pages")
@@ -94,10 +100,15 @@ class TestPrefixSharing:
             logits = runner.forward([owner, reader])  # both decode over the shared pages
             compare(logits[0], [*first, 7], "the owner's decode step over pages it shares")
             compare(logits[1], [*second, 7], "a decode step over pages another sequence wrote")
+            owner.token_ids.append(8)
+            logits = runner.forward([owner, joining])  # a mixed step (--enable-mixed-chunk)
+            compare(logits[0], [*first, 7, 8], "a decode step in a prefill's step")
+            compare(logits[1], joining.token_ids, "a prefill in the step of a decode")
         finally:
             runner.allocator.free(reader.pages[shared:])
             runner.release(owner)
             runner.release(fresh)
+            runner.release(joining)
         assert runner.allocator.available_pages() == runner.allocator.num_pages
 
     @clause("E2E-04")
@@ -121,4 +132,9 @@ class TestPrefixSharing:
         assert [ids for ids, _ in shared] == [ids for ids, _ in alone], (
             "with the prefix cache and 8-token chunks the device generated "
             f"{[ids for ids, _ in shared]}, without them {[ids for ids, _ in alone]}"
+        )
+        mixed = [ids for ids, _ in results["mixed"]]
+        assert mixed == [ids for ids, _ in alone], (
+            "with --enable-mixed-chunk (decodes in the chunks' steps) the device generated "
+            f"{mixed}, without the cache and chunks {[ids for ids, _ in alone]}"
         )
