@@ -169,7 +169,7 @@ def time_split(
     runner = scheduler.tp_worker.model_runner
     _hook(timers, runner.model)
     timers.wrap(runner.model.lm_head, "compute_logits", "logits")
-    timers.wrap(scheduler.tp_worker, "sampler", "sampling")
+    timers.wrap(scheduler.tp_worker.sampler, "sample", "sampling")
     timers.wrap(runner, "prepare", "step setup")
     timers.wrap(runner.attn_backend, "init_forward_metadata", "step setup")
     params = SamplingParams.from_dict(sampling)
