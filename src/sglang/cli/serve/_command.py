@@ -7,6 +7,7 @@ same argument rules, checks and process cleanup.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from sglang.cli.serve._argv import AUTO, NormalizedArgv, normalize_argv
@@ -67,8 +68,10 @@ def _run(label: str, backend: ServeBackend, args: NormalizedArgv) -> int:
     configure_logging()
     _load_plugins()
     request = ServeRequest(argv=args.argv, model_path=args.model_path)
+    # a help screen starts nothing (conformance SRV-02), so it needs no process tree
+    tree = contextlib.nullcontext() if args.help else owned_process_tree()
     try:
-        with owned_process_tree():
+        with tree:
             backend.run(request)
     except SystemExit as exc:  # argparse's --help (0) and usage errors (2)
         return _exit_code(exc.code)
