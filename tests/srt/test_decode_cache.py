@@ -62,6 +62,13 @@ class World:
         self.cache.invalidate(written)
         self.seqs.append(seq)
 
+    def add(self, length: int) -> Seq:
+        """Prefill a new sequence of *length* tokens on pages of its own."""
+        seq = Seq([], 0)
+        self.cache.invalidate(self._pages_from(seq, 0, length))
+        self.seqs.append(seq)
+        return seq
+
     def _pages_from(self, seq: Seq, start: int, end: int) -> set[int]:
         self.write(seq, start, end)
         seq.length = end
@@ -153,18 +160,72 @@ def test_a_sequence_whose_leading_pages_changed_is_gathered_again() -> None:
     world.decode()
 
 
-def test_one_long_sequence_among_short_ones_attends_row_by_row() -> None:
+def test_a_long_sequence_joining_short_ones_gets_a_block_of_its_own() -> None:
     world = World(6, 4)
     for _ in range(4):
         world.join()
     world.decode()
+    assert world.cache.blocks == 1
     assert not world.cache.ragged  # similar lengths: one padded attention call
-    long = Seq([], 0)
-    world.cache.invalidate(world._pages_from(long, 0, 400))
-    world.seqs.append(long)
+    long = world.add(400)
     for _ in range(3):
         world.decode()  # checked against attention over the pages
-        assert len(world.cache.ragged) == 5
+        assert world.cache.blocks == 2  # the short rows are not padded to 400
+        assert not world.cache.ragged
+    assert world.cache.gathered_rows == 5  # each sequence once
+    assert world.cache.moved_rows == 0  # joining copied no row already held
     world.seqs.remove(long)
     world.decode()
+    assert world.cache.blocks == 1
+
+
+def test_sequences_joining_fill_free_rows_without_copying_the_held_ones() -> None:
+    world = World(7, 1, slots=4096)
+    for _ in range(6):
+        world.add(50)
+    world.decode()
+    for _ in range(5):  # 5 more than the block's 4 spare rows: a second block
+        world.add(50)
+    world.decode()
+    assert world.cache.blocks == 2
+    assert world.cache.moved_rows == 0
+    assert world.cache.gathered_rows == 11
+
+
+def test_a_block_whose_sequences_outgrow_it_is_rebuilt_alone() -> None:
+    world = World(8, 2, slots=4096)
+    short = [world.add(10) for _ in range(2)]
+    world.decode()
+    for _ in range(2):
+        world.add(300)
+    world.decode()
+    assert world.cache.blocks == 2
+    for _ in range(128):  # the short ones reach 140 (capacity 11 + 128), the long ones 429
+        world.decode()
+    assert world.cache.moved_rows == len(short)  # the short block, once; the long one: never
+    assert world.cache.gathered_rows == 4
+
+
+def test_rows_of_very_uneven_lengths_in_one_block_attend_row_by_row() -> None:
+    world = World(9, 4, slots=4096)
+    a, b, c = world.add(200), world.add(190), world.add(10)
+    world.decode()  # 3 x 201 padded for 403 needed: within 2x, one attention call
+    assert world.cache.blocks == 1
     assert not world.cache.ragged
+    world.seqs.remove(b)  # its row is left empty: 3 x 202 padded for 214
+    world.decode()
+    assert sorted(world.cache.ragged) == [0, 1]
+    assert (a.length, c.length) == (202, 12)
+
+
+def test_a_block_left_mostly_empty_packs_its_rows_in_place() -> None:
+    world = World(10, 1, slots=4096)
+    seqs = [world.add(50 + n) for n in range(8)]  # joining longest first: rows 7..0
+    world.decode()
+    for seq in seqs[2:]:  # rows 0 to 5 are left empty, rows 6 and 7 hold sequences
+        world.seqs.remove(seq)
+    world.decode()  # checked against attention over the pages
+    assert world.cache.moved_rows == 2
+    assert world.cache.blocks == 1
+    world.decode()
+    assert world.cache.moved_rows == 2
