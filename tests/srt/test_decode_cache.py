@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch.nn import functional
 
-from sglang.srt.layers.attention.decode_cache import DecodeKVCache
+from sglang.srt.layers.attention.decode import DecodeKVCache
 
 HEADS, KV_HEADS, DIM, LAYERS = 4, 2, 8, 2
 
@@ -66,6 +66,13 @@ class World:
         """Prefill a new sequence of *length* tokens on pages of its own."""
         seq = Seq([], 0)
         self.cache.invalidate(self._pages_from(seq, 0, length))
+        self.seqs.append(seq)
+        return seq
+
+    def share(self, other: Seq, shared: int, own: int) -> Seq:
+        """Prefill a sequence on *other*'s first *shared* tokens' pages and *own* new tokens."""
+        seq = Seq(other.pages[: shared // self.ps], shared)
+        self.cache.invalidate(self._pages_from(seq, shared, shared + own))
         self.seqs.append(seq)
         return seq
 
@@ -229,3 +236,20 @@ def test_a_block_left_mostly_empty_packs_its_rows_in_place() -> None:
     assert world.cache.blocks == 1
     world.decode()
     assert world.cache.moved_rows == 2
+
+
+def test_sequences_sharing_a_prefix_hold_it_once() -> None:
+    world = World(11, 4, slots=4096)
+    base = world.add(100)
+    world.decode()
+    followers = [world.share(base, 96, 5 + n) for n in range(4)]  # 24 shared pages each
+    world.decode()  # checked against attention over the pages, every layer
+    assert sorted(world.cache.prefixes) == [0, 96]
+    for _ in range(20):
+        world.decode()
+    world.seqs.remove(followers[0])
+    world.decode()
+    assert sorted(world.cache.prefixes) == [0, 96]
+    world.cache.invalidate({base.pages[3]})  # a shared page rewritten: that block is gone
+    assert sorted(world.cache.prefixes) == [0]
+    world.decode()  # gathered again from the pages

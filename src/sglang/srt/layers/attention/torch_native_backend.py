@@ -6,7 +6,7 @@ import torch
 from torch.nn import functional
 
 from sglang.sdk.srt_runtime import AttentionLayerLike, ForwardBatchLike, MHAKVPool
-from sglang.srt.layers.attention.decode_cache import DecodeKVCache
+from sglang.srt.layers.attention.decode import DecodeKVCache
 
 __all__ = ["TorchNativeAttnBackend"]
 
