@@ -95,11 +95,8 @@ class PrefixBlindBackend(TorchNativeAttnBackend):
     def init_forward_metadata(self, batch: Any) -> None:
         """Gather only each sequence's new tokens for a prefill."""
         super().init_forward_metadata(batch)
-        if self._is_decode:
-            return
         # no slots: attend causally over the step's own keys, as for a prefix of 0
-        self._slots = [None] * len(batch.extend_lens)
-        self._masks = [None] * len(batch.extend_lens)
+        self._extends = [(start, extend, None, None) for start, extend, _, _ in self._extends]
 
 
 def install_prefix_blind_attention() -> None:
