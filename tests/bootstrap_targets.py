@@ -79,6 +79,12 @@ def vanish(args: Args, worker: Worker) -> None:
     os._exit(7)
 
 
+def hang_up(args: Args, worker: Worker) -> None:
+    """Close the connection to the parent without a word, then keep running."""
+    worker.conn.close()
+    time.sleep(600)
+
+
 def linger(args: Args, worker: Worker) -> None:
     """Report the pid, then wait to be stopped."""
     worker.ready(os.getpid())

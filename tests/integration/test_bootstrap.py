@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sglang.runtime.bootstrap import Payload, WorkerFailedError, WorkerGroup, WorkerSpec
+from sglang.runtime.bootstrap import Payload, WorkerFailedError, WorkerGroup, WorkerSpec, launcher
 from sglang.sdk.constants import SRT_PLUGINS_GROUP
 from tests import bootstrap_targets
 from tests.bootstrap_targets import Args
@@ -110,6 +110,31 @@ def test_a_worker_that_dies_silently_never_leaves_the_parent_waiting(events: Pat
         group.recv(0)  # no timeout: the process sentinel ends the wait
     assert caught.value.exitcode == 7
     assert "exited with status 7 without reporting an error" in str(caught.value)
+
+
+def test_a_worker_that_hangs_up_but_runs_on_is_not_reported_as_exited(
+    events: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(launcher, "_GRACE", 0.5)
+    with WorkerGroup([spec("hang_up")]) as group, pytest.raises(WorkerFailedError) as caught:
+        group.wait_ready(timeout=60)
+    assert caught.value.exitcode is None
+    assert "closed its connection to the launcher" in str(caught.value)
+    assert "is still running 0.5 s later" in str(caught.value)
+
+
+def test_stop_ends_the_workers_and_leaves_the_connections_to_shutdown(events: Path) -> None:
+    group = WorkerGroup([spec("linger")]).start()
+    try:
+        group.wait_ready(timeout=60)
+        group.stop(grace=5)
+        assert not group.processes[0].is_alive()
+        assert not group.connections[0].closed  # a reader still inside recv() returns first
+        with pytest.raises(WorkerFailedError):
+            group.recv(0, timeout=5)
+    finally:
+        group.shutdown()
+    assert group.connections[0].closed
 
 
 def test_a_payload_of_the_wrong_type_is_refused(events: Path) -> None:

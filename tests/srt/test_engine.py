@@ -299,6 +299,18 @@ def test_two_tensor_parallel_ranks_give_the_same_tokens(model: Path) -> None:
     assert "SAME True" in result.stdout
 
 
+def test_shutdown_ends_the_output_reader_before_closing_its_connection(
+    engine: Engine, model: Path
+) -> None:
+    # A reader still waiting on a closed connection would read from whatever pipe reuses
+    # its file descriptor: the next engine's (its first message, then a garbled one).
+    with Engine(model_path=str(model), max_total_tokens=256, page_size=4) as second:
+        second.generate("Hello", {"max_new_tokens": 2})
+        reader = second._receiver
+    assert not reader.is_alive()
+    assert all(conn.closed for conn in second._group.connections.values())
+
+
 def test_importing_the_engine_imports_no_torch() -> None:
     result = run_python(
         """

@@ -121,6 +121,16 @@ class WorkerGroup:
                 child_traceback=child_tb,
             )
         process.join(_GRACE)
+        if process.exitcode is None:  # its end of the connection closed, not the process
+            return WorkerFailedError(
+                f"{spec.name} (pid {process.pid}) closed its connection to the launcher "
+                f"without reporting an error and is still running {_GRACE:g} s later (a "
+                f"library in it closed a file descriptor it did not own?); its stderr may "
+                f"say more.",
+                name=spec.name,
+                rank=rank,
+                exitcode=None,
+            )
         return WorkerFailedError(
             f"{spec.name} (pid {process.pid}) exited with status {process.exitcode} without "
             f"reporting an error (killed by a signal, out of memory, or os._exit); its "
@@ -196,13 +206,15 @@ class WorkerGroup:
             process.join(max(0.0, deadline - time.monotonic()))
         return not any(process.is_alive() for process in self.processes.values())
 
-    def shutdown(self, grace: float = _GRACE) -> None:
-        """Stop every worker: terminate, wait up to *grace* seconds, then kill. Idempotent."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        _live.discard(self)
+    def stop(self, grace: float = _GRACE) -> None:
+        """End every worker: terminate, wait up to *grace* seconds, then kill.
+
+        The connections stay open, so a thread still inside :meth:`recv`
+        returns (the worker's exit ends its wait) before :meth:`shutdown`
+        closes them: a connection closed under a reading thread frees its
+        file descriptor number for the next pipe this process opens, and
+        that thread would then read another group's messages.
+        """
         for process in self.processes.values():
             if process.is_alive():
                 process.terminate()
@@ -212,6 +224,18 @@ class WorkerGroup:
             if process.is_alive():
                 process.kill()
                 process.join()
+
+    def shutdown(self, grace: float = _GRACE) -> None:
+        """:meth:`stop` the workers, then close the connections. Idempotent.
+
+        Call it once no other thread is inside :meth:`recv` (see :meth:`stop`).
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        _live.discard(self)
+        self.stop(grace)
         for conn in self.connections.values():
             conn.close()
 

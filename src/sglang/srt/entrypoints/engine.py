@@ -360,7 +360,10 @@ class Engine:
         """Stop the scheduler processes (idempotent).
 
         They are asked to stop and given a few seconds to exit by themselves
-        (so their exit handlers run); whatever is left is terminated.
+        (so their exit handlers run); whatever is left is terminated. The
+        thread that reads their outputs ends with them, before their
+        connections close: a connection closed under it would free its
+        file descriptor for the next engine of this process to reuse.
         """
         with self._lock:
             if self._closed:
@@ -372,6 +375,9 @@ class Engine:
             pass
         else:
             self._group.join(timeout=EXIT_GRACE)
+        self._group.stop()
+        if self._receiver is not threading.current_thread():
+            self._receiver.join()  # the schedulers' exit ends its wait
         self._group.shutdown()
 
     def __enter__(self) -> Engine:
