@@ -96,8 +96,8 @@ class TorchNativeAttnBackend:
                 ki = k[start : start + extend].transpose(0, 1).unsqueeze(0)
                 vi = v[start : start + extend].transpose(0, 1).unsqueeze(0)
             else:
-                ki = k_buf[slots].to(q.dtype).transpose(0, 1).unsqueeze(0)
-                vi = v_buf[slots].to(q.dtype).transpose(0, 1).unsqueeze(0)
+                ki = k_buf.index_select(0, slots).to(q.dtype).transpose(0, 1).unsqueeze(0)
+                vi = v_buf.index_select(0, slots).to(q.dtype).transpose(0, 1).unsqueeze(0)
             oi = functional.scaled_dot_product_attention(
                 qi,
                 ki,
