@@ -90,23 +90,43 @@ class World:
     def decode(self) -> None:
         """Append one token to every sequence, in shuffled order, and check every layer."""
         self.rng.shuffle(self.seqs)
-        for seq in self.seqs:
+        self._step(self.seqs)
+
+    def prefill_last_tokens(self, count: int) -> list[Seq]:
+        """A prefill step of *count* new sequences that each compute one token.
+
+        Each is a prompt the prefix cache holds but for its last token (on
+        another sequence's whole leading pages), or the first one-token
+        chunk of a prompt; the step runs through the decode copies without
+        the sequences that are decoding. Its new pages come from the free
+        list, where a finished sequence's pages wait.
+        """
+        new = []
+        for _ in range(count):
+            shared: list[int] = []
+            other = self.rng.choice(self.seqs) if self.seqs else None
+            if other is not None and other.length > self.ps and self.rng.random() < 0.7:
+                shared = other.pages[: self.rng.randint(1, (other.length - 1) // self.ps)]
+            new.append(Seq(list(shared), len(shared) * self.ps))
+        self._step(new)
+        self.seqs.extend(new)
+        return new
+
+    def _step(self, seqs: list[Seq]) -> None:
+        for seq in seqs:
             self.write(seq, seq.length, seq.length + 1)
             seq.length += 1
-        tables = [list(s.pages) for s in self.seqs]
-        lens = [s.length for s in self.seqs]
+        tables = [list(s.pages) for s in seqs]
+        lens = [s.length for s in seqs]
         self.cache.begin(tables, lens)
         slots = torch.tensor(
-            [
-                s.pages[(s.length - 1) // self.ps] * self.ps + (s.length - 1) % self.ps
-                for s in self.seqs
-            ]
+            [s.pages[(s.length - 1) // self.ps] * self.ps + (s.length - 1) % self.ps for s in seqs]
         )
         for layer in range(LAYERS):
-            q = torch.randn(len(self.seqs), HEADS, DIM, generator=self.gen)
+            q = torch.randn(len(seqs), HEADS, DIM, generator=self.gen)
             new = (self.k[layer][slots], self.v[layer][slots])
             out = self.cache.attend(layer, q, (self.k[layer], self.v[layer]), new, DIM**-0.5)
-            for i, seq in enumerate(self.seqs):
+            for i, seq in enumerate(seqs):
                 pos = torch.arange(seq.length)
                 seq_slots = torch.tensor(seq.pages)[pos // self.ps] * self.ps + pos % self.ps
                 keys = self.k[layer][seq_slots].transpose(0, 1).unsqueeze(0)
@@ -129,7 +149,34 @@ def test_decode_attention_equals_attention_over_the_pages(seed: int, page_size: 
             world.finish()
         elif roll < 0.35 and len(world.seqs) < 8:
             world.join()
+        elif roll < 0.45 and len(world.seqs) < 8:
+            world.prefill_last_tokens(world.rng.randint(1, 2))
         world.decode()
+
+
+def test_a_prefill_step_of_one_token_sequences_keeps_the_decoding_rows() -> None:
+    world = World(12, 4, slots=4096)
+    decoding = [world.add(40 + n) for n in range(4)]
+    world.decode()
+    assert world.cache.gathered_rows == 4
+    world.prefill_last_tokens(2)  # prompts cached but for their last token
+    assert world.cache.gathered_rows == 6
+    assert world.cache.live_rows == 6  # the four decoding rows wait for the next decode
+    world.decode()  # checked against attention over the pages
+    assert world.cache.gathered_rows == 6  # nobody gathered again
+    world.seqs.remove(decoding[0])
+    world.decode()  # a decode step that leaves a sequence out: its row is gone
+    assert world.cache.live_rows == 5
+
+
+def test_a_waiting_row_whose_page_a_one_token_step_writes_is_dropped() -> None:
+    world = World(13, 4, slots=4096)
+    (seq,) = [world.add(10)]
+    world.decode()  # its row holds pages 0..2, the last one partly
+    world.finish()  # its pages go back to the free list (last first) ...
+    (new,) = world.prefill_last_tokens(1)  # ... and a new prompt's first token takes one
+    assert set(new.pages) & set(seq.pages)
+    assert world.cache.live_rows == 1  # the finished one's row did not wait
 
 
 def test_rows_survive_prefills_of_other_sequences_and_finishes() -> None:

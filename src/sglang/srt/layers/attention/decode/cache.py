@@ -28,6 +28,11 @@ keeps decoding, and dies when a decode step leaves that sequence out, or
 when any step writes into one of the pages it copied (the pages of a
 finished request can be freed and handed to another one); a write into a
 block's shared pages drops the block. A block with no live row is dropped.
+A step in which no sequence continues from a row is not the decode batch
+but new sequences only (a prompt's one-token chunk, or prompts the prefix
+cache holds but for their last token, in a prefill step): the rows it
+leaves out wait for the decode batch's next step instead of being gathered
+again.
 """
 
 from __future__ import annotations
@@ -122,8 +127,19 @@ class DecodeKVCache:
     def _match(
         self, page_tables: Sequence[Sequence[int]], seq_lens: Sequence[int]
     ) -> list[tuple[Block, int] | None]:
-        """Each sequence's row, if one holds its first ``seq_len - 1`` tokens; free the others."""
+        """Each sequence's row, if one holds its first ``seq_len - 1`` tokens; free the dead.
+
+        When some sequence continues from its row, the step is the decode
+        batch (or a mixed step, which holds all of it): a row it leaves out
+        has lost its sequence. When none does, the step holds new sequences
+        only (a prompt's one-token chunk, or prompts cached but for their
+        last token, in a prefill step): the rows it leaves out wait for the
+        decode batch's next step. Either way a row that copied a page this
+        step writes into is dropped (a freed page handed to a new sequence).
+        """
         ps = self.page_size
+        writes = {pages[(n - 1) // ps] for pages, n in zip(page_tables, seq_lens, strict=True)}
+        self._blocks = [b for b in self._blocks if writes.isdisjoint(b.prefix)]
         by_end: dict[tuple[int, int], list[tuple[Block, int]]] = {}
         for block in self._blocks:
             for index, row in enumerate(block.rows):
@@ -143,9 +159,11 @@ class DecodeKVCache:
                         claimed.add(key)
                         break
             found.append(hit)
-        for block in self._blocks:  # a row left out: its sequence is gone
-            for index in range(len(block.rows)):
-                if (id(block), index) not in claimed:
+        for block in self._blocks:
+            for index, row in enumerate(block.rows):
+                if row is None or (id(block), index) in claimed:
+                    continue
+                if claimed or not writes.isdisjoint(row.page_set):  # left out, or overwritten
                     block.rows[index] = None
         return found
 
@@ -173,7 +191,7 @@ class DecodeKVCache:
                     b
                     for b in sorted(self._blocks, key=lambda b: -b.offset)
                     if (b.offset or not shares)
-                    and len(members[id(b)]) < len(b.rows)
+                    and len(members[id(b)]) + b.waiting(members[id(b)]) < len(b.rows)
                     and b.offset < seq_lens[i] <= b.offset + b.capacity
                     and list(page_tables[i][: len(b.prefix)]) == b.prefix
                     and fits(
@@ -186,9 +204,11 @@ class DecodeKVCache:
                 block = self._new_block(page_tables, seq_lens, joining[n:])
                 members[id(block)] = []
             members[id(block)].append((i, None))
-        self._blocks = [b for b in self._blocks if members[id(b)]]
+        self._blocks = [b for b in self._blocks if members[id(b)] or b.waiting([])]
         self._plans = [
-            self._plan(block, members[id(block)], page_tables, seq_lens) for block in self._blocks
+            self._plan(block, members[id(block)], page_tables, seq_lens)
+            for block in self._blocks
+            if members[id(block)]
         ]
         only = self._plans[0] if len(self._plans) == 1 else None
         self._direct = (  # one block, sequence i in row i: no gather or scatter of the batch
@@ -243,9 +263,10 @@ class DecodeKVCache:
         longest = max(lens)
         n = len(held)
         kept = {row for _, row in held if row is not None}
-        free = iter(r for r in range(len(block.rows)) if r not in kept)
+        free = iter(r for r in range(len(block.rows)) if block.rows[r] is None)
         rows = [row if row is not None else next(free) for _, row in held]
         used = max(rows) + 1
+        waiting = sum(r is not None for r in block.rows[:used]) - len(kept)  # left out
         moved = packed = None
         if longest > block.capacity:
             # new tensors: its sequences in rows 0..n-1, room for more sequences and tokens
@@ -256,7 +277,10 @@ class DecodeKVCache:
             block.capacity = longest + GROWTH
             block.old_layers, block.layers = block.layers, {}
             rows, used = list(range(n)), n
-        elif 2 * (used - n) > n:  # mostly empty rows below the last one: pack them, in place
+        elif 2 * (used - n - waiting) > n + waiting:  # mostly empty rows: pack them, in place
+            for index in range(len(block.rows)):  # a waiting row may be packed over: drop it
+                if index not in kept:
+                    block.rows[index] = None
             low = iter(sorted(set(range(n)) - set(rows)))
             pairs = []
             for index, ((_, old), row) in enumerate(zip(held, rows, strict=True)):
