@@ -122,19 +122,18 @@ class WorkerGroup:
             )
         process.join(_GRACE)
         if process.exitcode is None:  # its end of the connection closed, not the process
-            return WorkerFailedError(
-                f"{spec.name} (pid {process.pid}) closed its connection to the launcher "
-                f"without reporting an error and is still running {_GRACE:g} s later (a "
-                f"library in it closed a file descriptor it did not own?); its stderr may "
-                f"say more.",
-                name=spec.name,
-                rank=rank,
-                exitcode=None,
+            what = (
+                f"closed its connection to the launcher without reporting an error and is "
+                f"still running {_GRACE:g} s later (a library in it closed a file descriptor "
+                f"it did not own?)"
+            )
+        else:
+            what = (
+                f"exited with status {process.exitcode} without reporting an error (killed "
+                f"by a signal, out of memory, or os._exit)"
             )
         return WorkerFailedError(
-            f"{spec.name} (pid {process.pid}) exited with status {process.exitcode} without "
-            f"reporting an error (killed by a signal, out of memory, or os._exit); its "
-            f"stderr may say more.",
+            f"{spec.name} (pid {process.pid}) {what}; its stderr may say more.",
             name=spec.name,
             rank=rank,
             exitcode=process.exitcode,

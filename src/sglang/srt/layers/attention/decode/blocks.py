@@ -63,10 +63,10 @@ class Block:
     layers: dict[int, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
     old_layers: dict[int, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
 
-    def waiting(self, members: Sequence[tuple[int, int | None]]) -> int:
-        """Rows that hold a sequence this step leaves out (its *members*: batch index, row)."""
-        held = {row for _, row in members if row is not None}
-        return sum(row is not None and i not in held for i, row in enumerate(self.rows))
+    @property
+    def live(self) -> int:
+        """How many rows hold a sequence."""
+        return sum(row is not None for row in self.rows)
 
 
 @dataclass

@@ -95,7 +95,7 @@ class DecodeKVCache:
     @property
     def live_rows(self) -> int:
         """How many rows hold a sequence's keys and values."""
-        return sum(row is not None for block in self._blocks for row in block.rows)
+        return sum(block.live for block in self._blocks)
 
     @property
     def blocks(self) -> int:
@@ -191,7 +191,7 @@ class DecodeKVCache:
                     b
                     for b in sorted(self._blocks, key=lambda b: -b.offset)
                     if (b.offset or not shares)
-                    and len(members[id(b)]) + b.waiting(members[id(b)]) < len(b.rows)
+                    and b.live + sum(row is None for _, row in members[id(b)]) < len(b.rows)
                     and b.offset < seq_lens[i] <= b.offset + b.capacity
                     and list(page_tables[i][: len(b.prefix)]) == b.prefix
                     and fits(
@@ -204,7 +204,7 @@ class DecodeKVCache:
                 block = self._new_block(page_tables, seq_lens, joining[n:])
                 members[id(block)] = []
             members[id(block)].append((i, None))
-        self._blocks = [b for b in self._blocks if members[id(b)] or b.waiting([])]
+        self._blocks = [b for b in self._blocks if members[id(b)] or b.live]
         self._plans = [
             self._plan(block, members[id(block)], page_tables, seq_lens)
             for block in self._blocks
